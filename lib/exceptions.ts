@@ -1,0 +1,347 @@
+/**
+ * Every exception toolsmith throws: a {@link BaseException} subclass with a
+ * static `code`, `status` and default `message`, so callers branch on
+ * `error.code` and never on message text.
+ *
+ * @module
+ */
+
+/** Options accepted by every {@link BaseException} constructor. */
+export interface ExceptionOptions<D = Readonly<Record<string, unknown>> | undefined> {
+  /** The error (or thrown value of any kind) that caused this one; kept as is. */
+  cause?: unknown
+  /** Structured, JSON-serialisable facts about the failure (exit code, path, …). */
+  details?: D
+  /** Overrides the class's static `code` for this instance. */
+  code?: string
+  /** Overrides the class's static `status` for this instance. */
+  status?: number
+}
+
+/**
+ * The root of every toolsmith exception.
+ *
+ * @remarks
+ * Subclasses declare `static code`, `static status` and `static message`; an
+ * instance copies them unless the constructor overrides them. `cause` is kept
+ * exactly as given, including values that are not `Error`s (a handler that
+ * does `throw 'boom'` still has `'boom'` reachable as the cause).
+ *
+ * @typeParam D - The shape of {@link BaseException.details}.
+ */
+export class BaseException<D = Readonly<Record<string, unknown>> | undefined> extends Error {
+  /** Machine-readable code shared by every instance of the class. */
+  static code: string = 'E_RUNTIME_EXCEPTION'
+  /** HTTP-style status shared by every instance of the class. */
+  static status: number = 500
+  /** Message used when the constructor is given none. */
+  static message: string = 'Unexpected error'
+
+  /** Machine-readable code (`E_INVALID_TOOL_ARGS`, `TOOL_PATH_ESCAPE`, …). */
+  readonly code: string
+  /** HTTP-style status. */
+  readonly status: number
+  /** Structured facts about the failure. */
+  readonly details: D
+
+  /**
+   * @param message - Human- and model-readable message; defaults to the class's static `message`.
+   * @param options - Cause, details and per-instance code/status overrides.
+   */
+  constructor(message?: string, options: ExceptionOptions<D> = {}) {
+    const ctor = new.target as unknown as typeof BaseException
+    super(message ?? ctor.message, 'cause' in options ? { cause: options.cause } : undefined)
+    this.name = ctor.name
+    this.code = options.code ?? ctor.code
+    this.status = options.status ?? ctor.status
+    this.details = options.details as D
+  }
+
+  /**
+   * Returns true when `value` is a toolsmith exception, even one created by
+   * another copy of this module (another realm or a duplicated install).
+   *
+   * @param value - Anything.
+   * @returns Whether `value` looks like a {@link BaseException}.
+   */
+  static isException(value: unknown): value is BaseException<unknown> {
+    if (value instanceof BaseException) return true
+    return (
+      value instanceof Error &&
+      typeof (value as { code?: unknown }).code === 'string' &&
+      typeof (value as { status?: unknown }).status === 'number'
+    )
+  }
+
+  /**
+   * A plain-JSON view for logs, journals and protocol error payloads.
+   *
+   * @returns `{ name, code, status, message, details, cause }`, the cause
+   *   reduced to its own name/code/message.
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      status: this.status,
+      message: this.message,
+      ...(this.details === undefined ? {} : { details: this.details }),
+      ...(this.cause === undefined ? {} : { cause: describeCause(this.cause) }),
+    }
+  }
+}
+
+/**
+ * Reduce any thrown value to something `JSON.stringify` can print.
+ *
+ * @param cause - A thrown value of any kind.
+ * @returns A plain object (for errors) or the value's string form.
+ */
+export function describeCause(cause: unknown): unknown {
+  if (cause instanceof BaseException) return cause.toJSON()
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code
+    return { name: cause.name, message: cause.message, ...(code === undefined ? {} : { code }) }
+  }
+  if (cause === null || ['string', 'number', 'boolean'].includes(typeof cause)) return cause
+  return String(cause)
+}
+
+/**
+ * The code and message of any thrown value, as one line: `CODE: message`.
+ *
+ * @param value - A thrown value of any kind.
+ * @returns `CODE: message` for coded errors, the message for other errors,
+ *   and `String(value)` for everything else.
+ */
+export function errorSummary(value: unknown): string {
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code
+    return typeof code === 'string' && code.length > 0 ? `${code}: ${value.message}` : value.message
+  }
+  return String(value)
+}
+
+/** The constructor type {@link createException} returns. */
+export interface ExceptionClass {
+  /** Creates an instance; see {@link BaseException}'s constructor. */
+  new (message?: string, options?: ExceptionOptions): BaseException
+  /** Machine-readable code of every instance. */
+  code: string
+  /** HTTP-style status of every instance. */
+  status: number
+  /** Default message. */
+  message: string
+}
+
+/**
+ * Create a one-off exception class without writing a subclass by hand.
+ *
+ * @param message - The default message.
+ * @param code - The machine-readable code.
+ * @param status - The HTTP-style status; defaults to 500.
+ * @returns A new {@link BaseException} subclass.
+ *
+ * @example
+ * ```ts
+ * const E_QUOTA = createException('Quota exceeded', 'E_QUOTA', 429)
+ * throw new E_QUOTA()
+ * ```
+ */
+export function createException(message: string, code: string, status = 500): ExceptionClass {
+  return class extends BaseException {
+    static override code = code
+    static override status = status
+    static override message = message
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Core
+// ---------------------------------------------------------------------------
+
+/** A `Tool` was constructed from a `RawTool` that does not satisfy `Tool.schema`. */
+export class E_INVALID_INITIAL_TOOL_VALUE extends BaseException {
+  static override code = 'E_INVALID_INITIAL_TOOL_VALUE'
+  static override status = 500
+  static override message = 'Invalid initial tool value'
+}
+
+/** A tool was called with arguments its input schema rejects. */
+export class E_INVALID_TOOL_ARGS extends BaseException {
+  static override code = 'E_INVALID_TOOL_ARGS'
+  static override status = 422
+  static override message = 'Invalid tool arguments'
+}
+
+/** A tool's handler failed; `cause` is exactly what the handler threw. */
+export class E_TOOL_DOWNSTREAM_ERROR extends BaseException {
+  static override code = 'E_TOOL_DOWNSTREAM_ERROR'
+  static override status = 502
+  static override message = 'Tool handler failed'
+}
+
+/** A tool name is already taken in a `ToolRegistry`. */
+export class E_TOOL_ALREADY_REGISTERED extends BaseException {
+  static override code = 'E_TOOL_ALREADY_REGISTERED'
+  static override status = 409
+  static override message = 'Tool already registered'
+}
+
+/** A name was looked up in a `ToolRegistry` that holds no such tool. */
+export class E_TOOL_NOT_REGISTERED extends BaseException {
+  static override code = 'E_TOOL_NOT_REGISTERED'
+  static override status = 404
+  static override message = 'Tool not registered'
+}
+
+/** Something that is not a `SpoolReader` was given where one is required. */
+export class E_NOT_A_SPOOL_READER extends BaseException {
+  static override code = 'E_NOT_A_SPOOL_READER'
+  static override status = 500
+  static override message = 'Not a spool reader'
+}
+
+/** A `Registry` was constructed from a value that is not a plain object. */
+export class E_INVALID_INITIAL_REGISTRY_VALUE extends BaseException {
+  static override code = 'E_INVALID_INITIAL_REGISTRY_VALUE'
+  static override status = 500
+  static override message = 'Invalid initial registry value'
+}
+
+/** A `ToolCall` was constructed from an invalid raw value. */
+export class E_INVALID_INITIAL_TOOL_CALL_VALUE extends BaseException {
+  static override code = 'E_INVALID_INITIAL_TOOL_CALL_VALUE'
+  static override status = 500
+  static override message = 'Invalid initial tool call value'
+}
+
+/** A value cannot be turned into canonical JSON (NaN, ±Infinity, a cycle…). */
+export class E_NOT_CANONICALIZABLE extends BaseException {
+  static override code = 'E_NOT_CANONICALIZABLE'
+  static override status = 400
+  static override message = 'Value cannot be canonicalised'
+}
+
+/** Options given to a toolsmith constructor (Sandbox, runner, store…) are invalid. */
+export class E_INVALID_OPTIONS extends BaseException {
+  static override code = 'E_INVALID_OPTIONS'
+  static override status = 500
+  static override message = 'Invalid options'
+}
+
+// ---------------------------------------------------------------------------
+// Built-in tools: code TOOL_*, status chosen as the nearest HTTP meaning.
+// ---------------------------------------------------------------------------
+
+/** A path resolves outside the sandbox root (by `..`, absolute path, symlink or hard link). */
+export class E_TOOL_PATH_ESCAPE extends BaseException {
+  static override code = 'TOOL_PATH_ESCAPE'
+  static override status = 403
+  static override message = 'Path escapes the sandbox root'
+}
+
+/** A path is empty, contains a NUL byte or is too long. */
+export class E_TOOL_PATH_INVALID extends BaseException {
+  static override code = 'TOOL_PATH_INVALID'
+  static override status = 400
+  static override message = 'Invalid path'
+}
+
+/** A path that must exist does not. */
+export class E_TOOL_FILE_NOT_FOUND extends BaseException {
+  static override code = 'TOOL_FILE_NOT_FOUND'
+  static override status = 404
+  static override message = 'File not found'
+}
+
+/** A file is larger than `maxOutputBytes`. */
+export class E_TOOL_FILE_TOO_LARGE extends BaseException {
+  static override code = 'TOOL_FILE_TOO_LARGE'
+  static override status = 413
+  static override message = 'File too large'
+}
+
+/** A path names a directory, FIFO, socket or device where a regular file is required. */
+export class E_TOOL_NOT_A_FILE extends BaseException {
+  static override code = 'TOOL_NOT_A_FILE'
+  static override status = 400
+  static override message = 'Not a regular file'
+}
+
+/** A file looks binary (a NUL byte in its first 8 KiB). */
+export class E_TOOL_BINARY_FILE extends BaseException {
+  static override code = 'TOOL_BINARY_FILE'
+  static override status = 415
+  static override message = 'Binary file'
+}
+
+/** Content to write is larger than `maxOutputBytes`. */
+export class E_TOOL_CONTENT_TOO_LARGE extends BaseException {
+  static override code = 'TOOL_CONTENT_TOO_LARGE'
+  static override status = 413
+  static override message = 'Content too large'
+}
+
+/** A patch is larger than `maxOutputBytes`. */
+export class E_TOOL_PATCH_TOO_LARGE extends BaseException {
+  static override code = 'TOOL_PATCH_TOO_LARGE'
+  static override status = 413
+  static override message = 'Patch too large'
+}
+
+/** A patch is empty, malformed, multi-file, or a hunk does not match. */
+export class E_TOOL_PATCH_FAILED extends BaseException {
+  static override code = 'TOOL_PATCH_FAILED'
+  static override status = 409
+  static override message = 'Failed to apply patch'
+}
+
+/** ripgrep exited with an error (bad regex, unreadable path…). */
+export class E_TOOL_GREP_FAILED extends BaseException {
+  static override code = 'TOOL_GREP_FAILED'
+  static override status = 400
+  static override message = 'grep failed'
+}
+
+/** A command exited non-zero or was killed by a signal. */
+export class E_TOOL_COMMAND_FAILED extends BaseException {
+  static override code = 'TOOL_COMMAND_FAILED'
+  static override status = 500
+  static override message = 'Command failed'
+}
+
+/** The executable given to `bash` does not exist or is not executable. */
+export class E_TOOL_COMMAND_NOT_FOUND extends BaseException {
+  static override code = 'TOOL_COMMAND_NOT_FOUND'
+  static override status = 404
+  static override message = 'Command not found'
+}
+
+/** A process ran past its timeout and was killed with its whole process group. */
+export class E_TOOL_TIMEOUT extends BaseException {
+  static override code = 'TOOL_TIMEOUT'
+  static override status = 504
+  static override message = 'Timed out'
+}
+
+/** The call was cancelled through its abort signal. */
+export class E_TOOL_ABORTED extends BaseException {
+  static override code = 'TOOL_ABORTED'
+  static override status = 499
+  static override message = 'Aborted'
+}
+
+/** A command would reach the network while `allowNetwork` is false. */
+export class E_TOOL_NETWORK_DISABLED extends BaseException {
+  static override code = 'TOOL_NETWORK_DISABLED'
+  static override status = 403
+  static override message = 'Network access is disabled'
+}
+
+/** A git subcommand that talks to a remote was refused while `allowNetwork` is false. */
+export class E_TOOL_GIT_REMOTE_DISABLED extends BaseException {
+  static override code = 'TOOL_GIT_REMOTE_DISABLED'
+  static override status = 403
+  static override message = 'Git remote operations are disabled'
+}

@@ -1,0 +1,26 @@
+/**
+ * toolsmith: define a tool once, hand it to any model provider, run it safely.
+ *
+ * Every public name is exported from here.
+ *
+ * @packageDocumentation
+ */
+
+// --- validation and exceptions ------------------------------------------------
+export * from './validation.js'
+export * from './exceptions.js'
+
+// --- utils --------------------------------------------------------------------
+export * from './utils/canonical_json.js'
+export * from './utils/hash.js'
+export * from './utils/guards.js'
+
+// --- core ---------------------------------------------------------------------
+
+// --- artifacts ----------------------------------------------------------------
+
+// --- sandbox and built-in tools -------------------------------------------------
+
+// --- providers ----------------------------------------------------------------
+
+// --- runner and journal ---------------------------------------------------------

@@ -1,0 +1,102 @@
+/**
+ * Validation primitives: joi, re-exported under the name `@nhtio/validation`
+ * uses, and two helpers that turn a joi failure into a typed exception.
+ *
+ * @module
+ */
+import Joi from 'joi'
+import { BaseException } from './exceptions.js'
+
+/**
+ * The joi root, exported as `validator` so schemas read the same as they do
+ * with `@nhtio/validation` (which wraps joi).
+ *
+ * @example
+ * ```ts
+ * import { validator } from 'toolsmith'
+ * const schema = validator.object({ path: validator.string().required() })
+ * ```
+ */
+export const validator: Joi.Root = Joi
+
+/** Any joi schema. */
+export type Schema<T = any> = Joi.Schema<T>
+/** A joi object schema: the only kind a tool's `inputSchema` may be. */
+export type ObjectSchema<T = any> = Joi.ObjectSchema<T>
+/** The plain-JSON output of `schema.describe()`, rebuildable with `validator.build()`. */
+export type Description = Joi.Description
+/** One failing rule reported by joi. */
+export type ValidationErrorItem = Joi.ValidationErrorItem
+
+/**
+ * Options accepted by {@link validateOrThrow} and {@link asyncValidateOrThrow}:
+ * joi's own validation options.
+ */
+export type ValidateOptions = Joi.ValidationOptions
+
+/**
+ * A value did not satisfy a schema.
+ *
+ * @remarks
+ * Every joi detail is kept in {@link ValidationException.details}, and the
+ * message lists all of them, so the caller (or a model) sees every failing
+ * field at once rather than one per retry. The original joi error is the
+ * `cause`.
+ */
+export class ValidationException extends BaseException<ValidationErrorItem[]> {
+  /** Machine-readable code. */
+  static override code = 'E_VALIDATION'
+  /** HTTP-style status: 422 Unprocessable Entity. */
+  static override status = 422
+  /** Default message. */
+  static override message = 'Validation failed'
+
+  /**
+   * @param error - The joi validation error to wrap.
+   * @param label - Optional prefix naming what was validated.
+   */
+  constructor(error: Joi.ValidationError, label?: string) {
+    const listed = error.details.map((d) => d.message).join('; ')
+    super(label ? `${label}: ${listed}` : listed, { cause: error, details: error.details })
+  }
+
+  /** The dotted paths of every failing field (`opts.cwd`, `args.0`…). */
+  get paths(): string[] {
+    return this.details.map((d) => d.path.join('.'))
+  }
+}
+
+const DEFAULT_OPTIONS: ValidateOptions = { abortEarly: false }
+
+/**
+ * Validate synchronously and return the validated (defaults applied) value.
+ *
+ * @param schema - The joi schema.
+ * @param value - The value to validate.
+ * @param options - joi validation options; `abortEarly` defaults to `false`.
+ * @returns The validated value.
+ * @throws {@link ValidationException} when `value` does not satisfy `schema`.
+ */
+export function validateOrThrow<T>(schema: Schema<T>, value: unknown, options?: ValidateOptions): T {
+  const { error, value: validated } = schema.validate(value, { ...DEFAULT_OPTIONS, ...options })
+  if (error) throw new ValidationException(error)
+  return validated as T
+}
+
+/**
+ * Validate asynchronously (external rules allowed) and return the validated value.
+ *
+ * @param schema - The joi schema.
+ * @param value - The value to validate.
+ * @param options - joi validation options; `abortEarly` defaults to `false`.
+ * @returns The validated value.
+ * @throws {@link ValidationException} when `value` does not satisfy `schema`.
+ */
+export async function asyncValidateOrThrow<T>(schema: Schema<T>, value: unknown, options?: ValidateOptions): Promise<T> {
+  try {
+    return (await schema.validateAsync(value, { ...DEFAULT_OPTIONS, ...options })) as T
+  } catch (error) {
+    if (Joi.isError(error)) throw new ValidationException(error)
+    throw error
+  }
+}
