@@ -16,6 +16,10 @@ export * from './utils/hash.js'
 export * from './utils/guards.js'
 
 // --- core ---------------------------------------------------------------------
+export * from './core/registry.js'
+export * from './core/dispatch_context.js'
+export * from './core/tool.js'
+export * from './core/define_tool.js'
 
 // --- artifacts ----------------------------------------------------------------
 
