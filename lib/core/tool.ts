@@ -143,7 +143,7 @@ const rawToolSchema: ObjectSchema<RawTool> = validator
       .string()
       .pattern(/^[a-zA-Z0-9_-]{1,64}$/)
       .required()
-      .messages({ 'string.pattern.base': '"name" must match ^[a-zA-Z0-9_-]{1,64}$ (got {#value})' }),
+      .messages({ 'string.pattern.base': '"name" must be 1 to 64 letters, digits, "_" or "-" (got {#value})' }),
     description: validator.string().allow('').required(),
     inputSchema: validator
       .any()

@@ -1,0 +1,457 @@
+import { describe, expect, it, vi } from 'vitest'
+import {
+  E_INVALID_INITIAL_TOOL_VALUE,
+  E_INVALID_TOOL_ARGS,
+  E_TOOL_DOWNSTREAM_ERROR,
+  Registry,
+  Tool,
+  ValidationException,
+  canonicalStringify,
+  createDispatchContext,
+  sha256Hex,
+  validator,
+  type ToolCallInfo,
+  type ToolExecutionEndEvent,
+  type ToolExecutionStartEvent,
+} from '../../lib/index.js'
+
+const inputSchema = validator.object({
+  city: validator.string().required().description('City name'),
+  days: validator.number().integer().min(1).max(14).default(3),
+  units: validator.string().valid('metric', 'imperial'),
+})
+
+function weatherTool(handler = async (args: { city: string; days: number }) => `${args.city}:${args.days}`) {
+  return new Tool({ name: 'weather', description: 'Forecast', inputSchema, handler })
+}
+
+function recordingContext(options: Parameters<typeof createDispatchContext>[0] = {}) {
+  const ctx = createDispatchContext(options)
+  const starts: ToolExecutionStartEvent[] = []
+  const ends: ToolExecutionEndEvent[] = []
+  ctx.on('toolExecutionStart', (e) => starts.push(e))
+  ctx.on('toolExecutionEnd', (e) => ends.push(e))
+  return { ctx, starts, ends }
+}
+
+describe('Tool construction', () => {
+  it('keeps the raw fields and applies defaults', () => {
+    const tool = weatherTool()
+    expect(tool.name).toBe('weather')
+    expect(tool.description).toBe('Forecast')
+    expect(tool.inputSchema).toBe(inputSchema)
+    expect(tool.ephemeral).toBe(false)
+    expect(tool.trusted).toBe(false)
+    expect(tool.onCollision).toBe('throw')
+    expect(tool.sideEffect).toBe(false)
+    expect(tool.idempotent).toBe(true)
+    expect(Registry.isRegistry(tool.meta)).toBe(true)
+  })
+
+  it('defaults idempotent to !sideEffect', () => {
+    const tool = new Tool({
+      name: 'upsert',
+      description: '',
+      inputSchema,
+      sideEffect: true,
+      handler: async (_a, _c, _m, _call) => 'ok',
+    })
+    expect(tool.idempotent).toBe(false)
+  })
+
+  it.each([
+    ['a name with a dot', { name: 'a.b' }],
+    ['a name longer than 64 characters', { name: 'x'.repeat(65) }],
+    ['an empty name', { name: '' }],
+    ['a non-object schema', { inputSchema: validator.string() }],
+    ['a plain object as schema', { inputSchema: { type: 'object' } }],
+    ['a missing handler', { handler: undefined }],
+    ['an unknown collision policy', { onCollision: 'merge' }],
+    ['an unknown field', { colour: 'red' }],
+  ])('rejects %s with E_INVALID_INITIAL_TOOL_VALUE', (_label, patch) => {
+    const raw = { name: 'ok', description: 'd', inputSchema, handler: async () => 'x', ...patch }
+    let thrown: unknown
+    try {
+      new Tool(raw as never)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(E_INVALID_INITIAL_TOOL_VALUE)
+    expect((thrown as E_INVALID_INITIAL_TOOL_VALUE).code).toBe('E_INVALID_INITIAL_TOOL_VALUE')
+    expect((thrown as Error).cause).toBeInstanceOf(ValidationException)
+  })
+
+  it('accepts a plain object as meta and turns it into a Registry', () => {
+    const tool = new Tool({ name: 't', description: '', inputSchema, handler: async () => '', meta: { owner: 'infra' } })
+    expect(tool.meta.get('owner')).toBe('infra')
+  })
+
+  it('warns once per name when a non-idempotent side-effect handler cannot see the idempotency key', () => {
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
+    try {
+      const name = `charge_${Math.random().toString(36).slice(2)}`
+      const make = () =>
+        new Tool({ name, description: '', inputSchema, sideEffect: true, idempotent: false, handler: async () => 'ok' })
+      make()
+      make()
+      const warnings = spy.mock.calls.filter((c) => String(c[0]).includes(name))
+      expect(warnings).toHaveLength(1)
+
+      const fourParams = `charge4_${Math.random().toString(36).slice(2)}`
+      new Tool({
+        name: fourParams,
+        description: '',
+        inputSchema,
+        sideEffect: true,
+        idempotent: false,
+        handler: async (_a, _c, _m, _call) => 'ok',
+      })
+      expect(spy.mock.calls.filter((c) => String(c[0]).includes(fourParams))).toHaveLength(0)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+})
+
+describe('Tool.executor callId', () => {
+  it('is identical for args that differ only in key order', async () => {
+    const { ctx, starts } = recordingContext()
+    const run = weatherTool().executor(ctx)
+    await run({ city: 'Oslo', days: 2, units: 'metric' })
+    await run({ units: 'metric', days: 2, city: 'Oslo' })
+    expect(starts).toHaveLength(2)
+    expect(starts[0]!.callId).toBe(starts[1]!.callId)
+  })
+
+  it('differs when a value differs', async () => {
+    const { ctx, starts } = recordingContext()
+    const run = weatherTool().executor(ctx)
+    await run({ city: 'Oslo', days: 2 })
+    await run({ city: 'Oslo', days: 3 })
+    expect(starts[0]!.callId).not.toBe(starts[1]!.callId)
+  })
+
+  it('is the sha256 of the canonical { tool, args } over the raw (pre-default) args', async () => {
+    const { ctx, starts } = recordingContext()
+    await weatherTool().executor(ctx)({ city: 'Oslo' })
+    expect(starts[0]!.callId).toBe(sha256Hex(canonicalStringify({ tool: 'weather', args: { city: 'Oslo' } })))
+    // the event's args are the validated ones, defaults applied
+    expect(starts[0]!.args).toEqual({ city: 'Oslo', days: 3 })
+  })
+
+  it('differs between tools given the same args', async () => {
+    const { ctx, starts } = recordingContext()
+    const a = weatherTool()
+    const b = new Tool({ name: 'other', description: '', inputSchema, handler: async () => '' })
+    await a.executor(ctx)({ city: 'Oslo' })
+    await b.executor(ctx)({ city: 'Oslo' })
+    expect(starts[0]!.callId).not.toBe(starts[1]!.callId)
+  })
+})
+
+describe('Tool.executor validation', () => {
+  it('throws E_INVALID_TOOL_ARGS naming every failing field and emits no event', async () => {
+    const handler = vi.fn(async () => 'never')
+    const tool = new Tool({ name: 'weather', description: '', inputSchema, handler })
+    const { ctx, starts, ends } = recordingContext()
+    const error = await tool
+      .executor(ctx)({ days: 99, units: 'kelvin', extra: true })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(E_INVALID_TOOL_ARGS)
+    const e = error as E_INVALID_TOOL_ARGS
+    expect(e.status).toBe(422)
+    expect(e.code).toBe('E_INVALID_TOOL_ARGS')
+    for (const field of ['city', 'days', 'units', 'extra']) expect(e.message).toContain(`"${field}"`)
+    expect(e.cause).toBeInstanceOf(ValidationException)
+    expect((e.cause as ValidationException).paths.sort()).toEqual(['city', 'days', 'extra', 'units'])
+    expect(starts).toHaveLength(0)
+    expect(ends).toHaveLength(0)
+    expect(handler).not.toHaveBeenCalled()
+  })
+
+  it('does not convert types (a numeric string is not a number)', async () => {
+    const { ctx } = recordingContext()
+    await expect(weatherTool().executor(ctx)({ city: 'Oslo', days: '2' })).rejects.toBeInstanceOf(E_INVALID_TOOL_ARGS)
+  })
+
+  it('rejects args that cannot be canonicalised (NaN) as invalid, with no event', async () => {
+    const { ctx, starts } = recordingContext()
+    await expect(weatherTool().executor(ctx)({ city: 'Oslo', days: Number.NaN })).rejects.toBeInstanceOf(
+      E_INVALID_TOOL_ARGS,
+    )
+    expect(starts).toHaveLength(0)
+  })
+
+  it('validate() applies defaults and returns the validated value', async () => {
+    await expect(weatherTool().validate({ city: 'Rome' })).resolves.toEqual({ city: 'Rome', days: 3 })
+  })
+})
+
+describe('Tool.executor events and results', () => {
+  it('emits start then end with the same callId, turnId === ctx.id, and returns the result unchanged', async () => {
+    const bytes = new Uint8Array([1, 2, 3])
+    const tool = new Tool({ name: 'bytes', description: '', inputSchema: validator.object({}), handler: () => bytes })
+    const order: string[] = []
+    const ctx = createDispatchContext({ id: 'turn-42' })
+    let start: ToolExecutionStartEvent | undefined
+    let end: ToolExecutionEndEvent | undefined
+    ctx.on('toolExecutionStart', (e) => {
+      order.push('start')
+      start = e
+    })
+    ctx.on('toolExecutionEnd', (e) => {
+      order.push('end')
+      end = e
+    })
+    const result = await tool.executor(ctx)({})
+    expect(result).toBe(bytes)
+    expect(order).toEqual(['start', 'end'])
+    expect(start!.turnId).toBe('turn-42')
+    expect(end!.turnId).toBe('turn-42')
+    expect(end!.callId).toBe(start!.callId)
+    expect(end!.isError).toBe(false)
+    expect(end!.error).toBeUndefined()
+    expect(end!.startedAt).toBe(start!.startedAt)
+    expect(end!.endedAt).toBeGreaterThanOrEqual(end!.startedAt)
+    expect(end!.durationMs).toBeGreaterThanOrEqual(0)
+  })
+
+  it('wraps a handler error in E_TOOL_DOWNSTREAM_ERROR with the original cause and its code in the message', async () => {
+    class E_CUSTOM extends Error {
+      code = 'TOOL_PATH_ESCAPE'
+    }
+    const original = new E_CUSTOM('path "../x" escapes the root')
+    const tool = new Tool({
+      name: 'read',
+      description: '',
+      inputSchema: validator.object({}),
+      handler: () => {
+        throw original
+      },
+    })
+    const { ctx, ends } = recordingContext()
+    const error = (await tool.executor(ctx)({}).catch((e: unknown) => e)) as E_TOOL_DOWNSTREAM_ERROR
+    expect(error).toBeInstanceOf(E_TOOL_DOWNSTREAM_ERROR)
+    expect(error.code).toBe('E_TOOL_DOWNSTREAM_ERROR')
+    expect(error.cause).toBe(original)
+    expect(error.message).toBe('read failed: TOOL_PATH_ESCAPE: path "../x" escapes the root')
+    expect(ends).toHaveLength(1)
+    expect(ends[0]!.isError).toBe(true)
+    expect(ends[0]!.error).toBe(error)
+  })
+
+  it('keeps a thrown string as the cause (never lost)', async () => {
+    const tool = new Tool({
+      name: 'flaky',
+      description: '',
+      inputSchema: validator.object({}),
+      handler: async () => {
+        throw 'disk on fire'
+      },
+    })
+    const { ctx, ends } = recordingContext()
+    const error = (await tool.executor(ctx)({}).catch((e: unknown) => e)) as E_TOOL_DOWNSTREAM_ERROR
+    expect(error).toBeInstanceOf(E_TOOL_DOWNSTREAM_ERROR)
+    expect(error.cause).toBe('disk on fire')
+    expect(error.message).toContain('disk on fire')
+    expect(ends[0]!.isError).toBe(true)
+  })
+
+  it('a listener that throws never breaks the call', async () => {
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
+    try {
+      const ctx = createDispatchContext()
+      const seen: string[] = []
+      ctx.on('toolExecutionStart', () => {
+        throw new Error('listener bug')
+      })
+      ctx.on('toolExecutionStart', () => seen.push('second listener still ran'))
+      ctx.on('toolExecutionEnd', () => {
+        throw new Error('listener bug')
+      })
+      await expect(weatherTool().executor(ctx)({ city: 'Oslo' })).resolves.toBe('Oslo:3')
+      expect(seen).toEqual(['second listener still ran'])
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it('a duck-typed context whose emit functions throw still runs the call', async () => {
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
+    try {
+      const ctx = {
+        id: 'mine',
+        abortSignal: new AbortController().signal,
+        emitToolExecutionStart: () => {
+          throw new Error('boom')
+        },
+        emitToolExecutionEnd: () => {
+          throw new Error('boom')
+        },
+      }
+      await expect(weatherTool().executor(ctx)({ city: 'Oslo' })).resolves.toBe('Oslo:3')
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it('records redacted args in events when redact is set; the handler still gets the real args', async () => {
+    let received: unknown
+    const tool = new Tool({
+      name: 'save',
+      description: '',
+      inputSchema: validator.object({ secret: validator.string().required() }),
+      redact: (args: { secret: string }) => ({ secretBytes: args.secret.length }),
+      handler: async (args) => {
+        received = args
+        return 'ok'
+      },
+    })
+    const { ctx, starts } = recordingContext()
+    await tool.executor(ctx)({ secret: 'hunter2' })
+    expect(starts[0]!.args).toEqual({ secretBytes: 7 })
+    expect(JSON.stringify(starts)).not.toContain('hunter2')
+    expect(received).toEqual({ secret: 'hunter2' })
+  })
+
+  it('passes the call info: callId, toolName, ctx.abortSignal, and a scoped idempotency key', async () => {
+    const calls: ToolCallInfo[] = []
+    const tool = new Tool({
+      name: 'charge',
+      description: '',
+      inputSchema: validator.object({ cents: validator.number().required() }),
+      sideEffect: true,
+      idempotent: false,
+      handler: async (_args, _ctx, _meta, call) => {
+        calls.push({ ...call, idempotencyKey: call.idempotencyKey })
+        return 'ok'
+      },
+    })
+    const first = createDispatchContext({ idempotencyScope: 'run-1/node-a/0' })
+    const retry = createDispatchContext({ idempotencyScope: 'run-1/node-a/0' })
+    const other = createDispatchContext({ idempotencyScope: 'run-1/node-a/1' })
+    const unscoped = createDispatchContext()
+    for (const ctx of [first, retry, other, unscoped]) await tool.executor(ctx)({ cents: 500 })
+    expect(calls[0]!.toolName).toBe('charge')
+    expect(calls[0]!.signal).toBe(first.abortSignal)
+    expect(calls[0]!.callId).toBe(sha256Hex(canonicalStringify({ tool: 'charge', args: { cents: 500 } })))
+    expect(calls[0]!.idempotencyKey).toBe(
+      sha256Hex(canonicalStringify({ scope: 'run-1/node-a/0', callId: calls[0]!.callId })),
+    )
+    expect(calls[1]!.idempotencyKey).toBe(calls[0]!.idempotencyKey)
+    expect(calls[2]!.idempotencyKey).not.toBe(calls[0]!.idempotencyKey)
+    expect(calls[3]!.idempotencyKey).toBe(sha256Hex(canonicalStringify({ scope: unscoped.id, callId: calls[3]!.callId })))
+  })
+
+  it('an aborted context fails the call with TOOL_ABORTED and never runs the handler', async () => {
+    const handler = vi.fn(async () => 'ran')
+    const tool = new Tool({ name: 'slow', description: '', inputSchema: validator.object({}), handler })
+    const ctx = createDispatchContext()
+    ctx.abort(new Error('user pressed stop'))
+    const error = (await tool.executor(ctx)({}).catch((e: unknown) => e)) as E_TOOL_DOWNSTREAM_ERROR
+    expect(error).toBeInstanceOf(E_TOOL_DOWNSTREAM_ERROR)
+    expect((error.cause as { code: string }).code).toBe('TOOL_ABORTED')
+    expect(handler).not.toHaveBeenCalled()
+  })
+
+  it('gives the handler the tool meta registry', async () => {
+    const tool = new Tool({
+      name: 'm',
+      description: '',
+      inputSchema: validator.object({}),
+      meta: { region: 'eu' },
+      handler: (_a, _c, meta) => String(meta.get('region')),
+    })
+    await expect(tool.executor(createDispatchContext())({})).resolves.toBe('eu')
+  })
+})
+
+describe('Tool.describe', () => {
+  it('is JSON-serialisable and validator.build() of it validates the same', async () => {
+    const tool = weatherTool()
+    const described = tool.describe()
+    const roundTripped = JSON.parse(JSON.stringify(described))
+    expect(roundTripped).toEqual(described)
+    expect(described).toMatchObject({ name: 'weather', description: 'Forecast', sideEffect: false, idempotent: true })
+    const rebuilt = validator.build(roundTripped.inputSchema)
+    const samples: unknown[] = [
+      { city: 'Oslo' },
+      { city: 'Oslo', days: 14, units: 'imperial' },
+      { city: 'Oslo', days: 15 },
+      { city: 'Oslo', units: 'kelvin' },
+      { days: 2 },
+      { city: 3 },
+      {},
+      { city: 'Oslo', extra: 1 },
+    ]
+    for (const sample of samples) {
+      const a = inputSchema.validate(sample, { convert: false })
+      const b = rebuilt.validate(sample, { convert: false })
+      expect(Boolean(b.error), JSON.stringify(sample)).toBe(Boolean(a.error))
+      expect(b.value).toEqual(a.value)
+    }
+  })
+
+  it('returns a fresh copy each time', () => {
+    const tool = weatherTool()
+    const a = tool.describe()
+    a.name = 'mutated'
+    expect(tool.describe().name).toBe('weather')
+  })
+
+  it('carries descriptions from the schema', () => {
+    const d = weatherTool().describe()
+    expect((d.inputSchema as { keys: Record<string, { flags?: { description?: string } }> }).keys.city!.flags?.description).toBe(
+      'City name',
+    )
+  })
+})
+
+describe('Tool subclasses', () => {
+  class GreetTool extends Tool {
+    constructor(greeting: string) {
+      super({
+        name: 'greet',
+        description: 'Greets someone',
+        inputSchema: validator.object({ who: validator.string().required() }),
+        handler: async ({ who }: { who: string }) => `${greeting}, ${who}`,
+      })
+    }
+  }
+
+  it('works exactly like a plain instance', async () => {
+    const sub = new GreetTool('Hello')
+    const plain = new Tool({
+      name: 'greet',
+      description: 'Greets someone',
+      inputSchema: validator.object({ who: validator.string().required() }),
+      handler: async ({ who }: { who: string }) => `Hello, ${who}`,
+    })
+    expect(Tool.isTool(sub)).toBe(true)
+    expect(sub).toBeInstanceOf(Tool)
+    expect(sub.describe()).toEqual(plain.describe())
+    const a = recordingContext()
+    const b = recordingContext()
+    await expect(sub.executor(a.ctx)({ who: 'Ada' })).resolves.toBe('Hello, Ada')
+    await expect(plain.executor(b.ctx)({ who: 'Ada' })).resolves.toBe('Hello, Ada')
+    expect(a.starts[0]!.callId).toBe(b.starts[0]!.callId)
+    await expect(sub.executor(a.ctx)({})).rejects.toBeInstanceOf(E_INVALID_TOOL_ARGS)
+  })
+})
+
+describe('Tool.isTool', () => {
+  it('recognises tools, including branded objects from another copy, and rejects look-alikes', () => {
+    expect(Tool.isTool(weatherTool())).toBe(true)
+    expect(Tool.isTool({ name: 'x', executor() {} })).toBe(false)
+    expect(Tool.isTool(null)).toBe(false)
+    expect(Tool.isTool('read')).toBe(false)
+    const foreign = { [Symbol.for('toolsmith.tool')]: true }
+    expect(Tool.isTool(foreign)).toBe(true)
+  })
+
+  it('exposes the RawTool schema for reuse', () => {
+    const { error } = Tool.schema.validate({ name: 'ok', description: '', inputSchema, handler: () => '' })
+    expect(error).toBeUndefined()
+    expect(Tool.schema.validate({ name: 'no spaces' }).error).toBeDefined()
+  })
+})
