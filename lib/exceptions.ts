@@ -345,3 +345,26 @@ export class E_TOOL_GIT_REMOTE_DISABLED extends BaseException {
   static override status = 403
   static override message = 'Git remote operations are disabled'
 }
+
+/** The file system refused an operation inside the sandbox (permission denied, disk full, read-only, I/O error…). */
+export class E_TOOL_IO_ERROR extends BaseException {
+  static override code = 'TOOL_IO_ERROR'
+  static override status = 500
+  static override message = 'File system error'
+}
+
+// ---------------------------------------------------------------------------
+// Runner and journal
+/** An optional peer dependency (such as `better-sqlite3`) is needed but not installed. */
+export class E_OPTIONAL_DEPENDENCY_MISSING extends BaseException {
+  static override code = 'E_OPTIONAL_DEPENDENCY_MISSING'
+  static override status = 500
+  static override message = 'An optional dependency is not installed'
+}
+
+/** A `TurnRunner.run` was cancelled through its signal; the turn stopped at once. */
+export class E_TURN_ABORTED extends BaseException {
+  static override code = 'E_TURN_ABORTED'
+  static override status = 499
+  static override message = 'The turn was aborted'
+}
