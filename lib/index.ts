@@ -20,6 +20,8 @@ export * from './core/registry.js'
 export * from './core/dispatch_context.js'
 export * from './core/tool.js'
 export * from './core/define_tool.js'
+export * from './core/tool_registry.js'
+export * from './core/tool_collection.js'
 
 // --- artifacts ----------------------------------------------------------------
 
@@ -28,3 +30,6 @@ export * from './core/define_tool.js'
 // --- providers ----------------------------------------------------------------
 
 // --- runner and journal ---------------------------------------------------------
+export * from './runner/journal.js'
+export * from './runner/jsonl_journal.js'
+export * from './runner/sqlite_journal.js'
