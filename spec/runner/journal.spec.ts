@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process'
+import { appendFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import {
+  JsonlJournal,
+  SqliteJournal,
+  outputToJson,
+  redactToolInput,
+  sha256Hex,
+  type ToolCallJournal,
+  type ToolCallRow,
+} from '../../lib/index.js'
+
+const FIELDS = [
+  'attempt', 'callId', 'errorJson', 'finishedAtMs', 'idempotencyKey', 'inputJson', 'iteration', 'nodeId',
+  'outputJson', 'runId', 'seq', 'startedAtMs', 'status', 'toolName',
+]
+
+function tempFile(name: string): string {
+  return join(mkdtempSync(join(tmpdir(), 'toolsmith-journal-')), name)
+}
+
+function row(overrides: Partial<ToolCallRow> = {}): ToolCallRow {
+  return {
+    runId: 'r1', nodeId: 'n1', iteration: 0, attempt: 1, seq: 0, toolName: 'read',
+    inputJson: '{"path":"a.txt"}', outputJson: '"hello"', startedAtMs: 1000, finishedAtMs: 1005,
+    status: 'success', errorJson: null, callId: 'c0', idempotencyKey: 'k0',
+    ...overrides,
+  }
+}
+
+const stores: [string, (maxOutputBytes?: number) => ToolCallJournal][] = [
+  ['JsonlJournal', (maxOutputBytes) => new JsonlJournal(tempFile('j.jsonl'), { maxOutputBytes })],
+  ['SqliteJournal', (maxOutputBytes) => new SqliteJournal(tempFile('j.db'), { maxOutputBytes })],
+]
+
+describe.each(stores)('%s', (_name, make) => {
+  it('stores rows with exactly the design fields, in order, and filters them', async () => {
+    const journal = make()
+    await journal.record(row())
+    await journal.record(row({ seq: 1, toolName: 'grep', runId: 'r2' }))
+    await journal.record(row({ seq: 2, status: 'error', outputJson: null, errorJson: '{"code":"TOOL_X"}' }))
+    const all = await journal.list()
+    expect(all.map((r) => r.seq)).toEqual([0, 1, 2])
+    expect(Object.keys(all[0]!).sort()).toEqual(FIELDS)
+    expect(all[0]).toEqual(row())
+    expect((await journal.list({ runId: 'r2' })).map((r) => r.toolName)).toEqual(['grep'])
+    expect((await journal.list({ status: 'error' }))[0]!.errorJson).toBe('{"code":"TOOL_X"}')
+    expect(await journal.list({ idempotencyKey: 'nope' })).toEqual([])
+  })
+
+  it('caps large outputs with the truncation envelope', async () => {
+    const journal = make(100)
+    await journal.record(row({ outputJson: outputToJson('é'.repeat(300), 1_000_000) }))
+    const [stored] = await journal.list()
+    const envelope = JSON.parse(stored!.outputJson!)
+    expect(envelope).toMatchObject({ truncated: true, bytes: 600 })
+    expect(envelope.preview).toBe('é'.repeat(50))
+  })
+
+  it('reports only non-idempotent side-effect calls of the scope, across attempts', async () => {
+    const journal = make()
+    const unsafe = { sideEffect: true, idempotent: false }
+    await journal.record(row({ toolName: 'read' }), { sideEffect: false, idempotent: true })
+    await journal.record(row({ seq: 1, toolName: 'send_email' }), unsafe)
+    await journal.record(row({ seq: 2, toolName: 'upsert' }), { sideEffect: true, idempotent: true })
+    await journal.record(row({ seq: 0, attempt: 2, toolName: 'charge' }), unsafe)
+    await journal.record(row({ iteration: 1, toolName: 'other_iteration' }), unsafe)
+    const rows = await journal.sideEffectsFor({ runId: 'r1', nodeId: 'n1', iteration: 0 })
+    expect(rows.map((r) => r.toolName)).toEqual(['send_email', 'charge'])
+  })
+})
+
+describe('journal helpers', () => {
+  it('redacts write/edit content to byte size and SHA-256', () => {
+    const content = 'secret file content'
+    const redacted = redactToolInput({ name: 'write' }, { path: 'a.txt', content }) as Record<string, any>
+    expect(redacted).toEqual({ path: 'a.txt', content: { bytes: content.length, sha256: sha256Hex(content) } })
+    expect(JSON.stringify(redacted)).not.toContain('secret')
+    expect(redactToolInput({ name: 'x', redact: () => 'mine' }, { a: 1 })).toBe('mine')
+  })
+
+  it('keeps small outputs as JSON strings', () => {
+    expect(outputToJson('ok')).toBe('"ok"')
+  })
+})
+
+describe('JsonlJournal crash safety', () => {
+  it('keeps every complete row parseable after kill -9 mid-stream, and appends cleanly afterwards', async () => {
+    const file = tempFile('crash.jsonl')
+    const writer = fileURLToPath(new URL('./fixtures/journal_writer.ts', import.meta.url))
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, file], { stdio: 'ignore' })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    const deadline = Date.now() + 40_000
+    while (Date.now() < deadline) {
+      let size = 0
+      try {
+        size = statSync(file).size
+      } catch {}
+      if (size > 4_000_000) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    child.kill('SIGKILL')
+    await exited
+    // Make a torn tail certain, whatever the kill interrupted.
+    appendFileSync(file, '{"runId":"crash","seq":99999,"toolName":"re')
+
+    const lines = readFileSync(file, 'utf8').split('\n')
+    const complete = lines.slice(0, -1)
+    expect(complete.length).toBeGreaterThan(5)
+    for (const line of complete) expect(() => JSON.parse(line)).not.toThrow()
+
+    const journal = new JsonlJournal(file)
+    const before = await journal.list()
+    expect(before.length).toBe(complete.length)
+    expect(before.map((r) => r.seq)).toEqual(before.map((_r, i) => i))
+
+    await journal.record(row({ runId: 'after', seq: 0 }))
+    const after = await journal.list()
+    expect(after.length).toBe(before.length + 1)
+    expect(after.at(-1)!.runId).toBe('after')
+  })
+})
