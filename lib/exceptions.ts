@@ -368,3 +368,10 @@ export class E_TURN_ABORTED extends BaseException {
   static override status = 499
   static override message = 'The turn was aborted'
 }
+
+/** A provider adapter was given something that is neither a `Tool` nor a `tool.describe()` snapshot. */
+export class E_NOT_A_TOOL extends BaseException {
+  static override code = 'E_NOT_A_TOOL'
+  static override status = 500
+  static override message = 'Not a tool or a tool description'
+}

@@ -1,0 +1,176 @@
+/**
+ * Bounded output: keep the head (and optionally the tail) of a byte stream
+ * of any length in constant memory, and render it as text of at most
+ * `limit` UTF-8 bytes with an explicit `[… N bytes truncated …]` marker.
+ *
+ * @module
+ */
+
+/**
+ * The marker that replaces omitted bytes.
+ *
+ * @param omitted - How many bytes were left out.
+ * @returns The marker text, on a line of its own.
+ * @internal
+ */
+export function truncationMarker(omitted: number): string {
+  return `\n[… ${omitted} bytes truncated …]\n`
+}
+
+/**
+ * The largest `n ≤ end` such that `bytes[0, n)` ends on a UTF-8 character boundary.
+ *
+ * @internal
+ */
+export function headBoundary(bytes: Uint8Array, end: number): number {
+  let n = Math.min(end, bytes.length)
+  // A continuation byte (10xxxxxx) at n means n splits a character: step back to its lead byte.
+  while (n > 0 && n < bytes.length && (bytes[n]! & 0xc0) === 0x80) n--
+  return n
+}
+
+/**
+ * The smallest `n ≥ start` such that `bytes[n, …)` starts on a UTF-8 character boundary.
+ *
+ * @internal
+ */
+export function tailBoundary(bytes: Uint8Array, start: number): number {
+  let n = Math.max(0, start)
+  while (n < bytes.length && (bytes[n]! & 0xc0) === 0x80) n++
+  return n
+}
+
+/** Where a capture keeps bytes once its limit is reached. */
+export type CaptureMode = 'head' | 'headTail'
+
+/**
+ * Collects a byte stream of any length in at most `2 × limit` bytes of memory.
+ *
+ * @internal
+ */
+export class BoundedCapture {
+  readonly #limit: number
+  readonly #mode: CaptureMode
+  readonly #headLimit: number
+  readonly #tailLimit: number
+  #head: Buffer[] = []
+  #headBytes = 0
+  #tail: Buffer[] = []
+  #tailBytes = 0
+  #total = 0
+
+  /**
+   * @param limit - Largest rendered size, in UTF-8 bytes.
+   * @param mode - `head` keeps the start; `headTail` keeps both ends.
+   */
+  constructor(limit: number, mode: CaptureMode) {
+    this.#limit = limit
+    this.#mode = mode
+    this.#headLimit = mode === 'head' ? limit : Math.ceil(limit / 2)
+    this.#tailLimit = mode === 'head' ? 0 : limit - this.#headLimit
+  }
+
+  /** Bytes seen so far, kept or not. */
+  get totalBytes(): number {
+    return this.#total
+  }
+
+  /**
+   * Add a chunk.
+   *
+   * @param chunk - The bytes.
+   */
+  push(chunk: Uint8Array): void {
+    let data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    this.#total += data.length
+    const room = this.#headLimit - this.#headBytes
+    if (room > 0) {
+      const taken = data.subarray(0, room)
+      this.#head.push(Buffer.from(taken))
+      this.#headBytes += taken.length
+      data = data.subarray(taken.length)
+    }
+    if (data.length === 0 || this.#tailLimit === 0) return
+    if (data.length >= this.#tailLimit) {
+      this.#tail = [Buffer.from(data.subarray(data.length - this.#tailLimit))]
+      this.#tailBytes = this.#tailLimit
+      return
+    }
+    this.#tail.push(Buffer.from(data))
+    this.#tailBytes += data.length
+    while (this.#tailBytes > this.#tailLimit) {
+      const first = this.#tail[0]!
+      const excess = this.#tailBytes - this.#tailLimit
+      if (first.length <= excess) {
+        this.#tail.shift()
+        this.#tailBytes -= first.length
+      } else {
+        this.#tail[0] = first.subarray(excess)
+        this.#tailBytes -= excess
+      }
+    }
+  }
+
+  /**
+   * Render what was kept as text of at most `limit` UTF-8 bytes.
+   *
+   * @param options - `cutAtLine`: when truncating the head, end it at a line break.
+   * @returns The text, with a marker where bytes were left out.
+   */
+  render(options: { cutAtLine?: boolean } = {}): string {
+    const head = Buffer.concat(this.#head)
+    const tail = Buffer.concat(this.#tail)
+    if (head.length + tail.length === this.#total) {
+      const whole = Buffer.concat([head, tail]).toString('utf8')
+      if (Buffer.byteLength(whole) <= this.#limit) return whole
+    }
+    return renderTruncated(head, tail, this.#total, this.#limit, this.#mode, options.cutAtLine === true)
+  }
+}
+
+/**
+ * Cut a complete text to at most `limit` UTF-8 bytes, keeping its start (and
+ * its end in `headTail` mode) and marking the cut.
+ *
+ * @param text - The text.
+ * @param limit - Largest result, in UTF-8 bytes.
+ * @param mode - What to keep.
+ * @returns `text` itself when it fits.
+ * @internal
+ */
+export function fitText(text: string, limit: number, mode: CaptureMode = 'head'): string {
+  const bytes = Buffer.from(text, 'utf8')
+  if (bytes.length <= limit) return text
+  const capture = new BoundedCapture(limit, mode)
+  capture.push(bytes)
+  return capture.render()
+}
+
+function renderTruncated(
+  head: Buffer,
+  tail: Buffer,
+  total: number,
+  limit: number,
+  mode: CaptureMode,
+  cutAtLine: boolean,
+): string {
+  // Decoding may turn an invalid byte into U+FFFD (3 bytes): re-encode first so sizes are exact.
+  const headBytes = Buffer.from(head.toString('utf8'), 'utf8')
+  const tailBytes = Buffer.from(tail.toString('utf8'), 'utf8')
+  const markerRoom = Buffer.byteLength(truncationMarker(Math.max(total, headBytes.length + tailBytes.length)))
+  const room = Math.max(0, limit - markerRoom)
+  if (room === 0) return Buffer.from(truncationMarker(total)).subarray(0, limit).toString('utf8')
+  const headRoom = mode === 'head' ? room : Math.ceil(room / 2)
+  const tailRoom = room - headRoom
+  let headEnd = headBoundary(headBytes, headRoom)
+  if (cutAtLine) {
+    const lastBreak = headBytes.subarray(0, headEnd).lastIndexOf(0x0a)
+    if (lastBreak >= 0) headEnd = lastBreak
+  }
+  const tailStart = tailRoom === 0 ? tailBytes.length : tailBoundary(tailBytes, tailBytes.length - tailRoom)
+  const keptHead = headBytes.subarray(0, headEnd)
+  const keptTail = tailBytes.subarray(tailStart)
+  const omitted = Math.max(1, total - keptHead.length - keptTail.length)
+  const marker = truncationMarker(omitted)
+  return keptHead.toString('utf8') + (mode === 'head' ? marker.trimEnd() : marker) + keptTail.toString('utf8')
+}

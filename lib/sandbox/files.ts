@@ -1,0 +1,274 @@
+/**
+ * File I/O that cannot be steered outside the root after the path was
+ * checked: files are opened with `O_NOFOLLOW` and what was opened is checked
+ * again through its descriptor; writes go through a verified directory
+ * descriptor into a temp file that is renamed over the target.
+ *
+ * @module
+ */
+import { constants, type Stats } from 'node:fs'
+import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import path from 'node:path'
+import {
+  E_TOOL_FILE_NOT_FOUND,
+  E_TOOL_FILE_TOO_LARGE,
+  E_TOOL_NOT_A_FILE,
+  E_TOOL_PATH_ESCAPE,
+  E_TOOL_PATH_INVALID,
+} from '../exceptions.js'
+import { errnoCode, toToolError } from './fs_errors.js'
+import { isInside, type ResolvedPath } from './paths.js'
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0
+const O_DIRECTORY = constants.O_DIRECTORY ?? 0
+
+let procFdWorks: boolean | undefined
+
+/**
+ * Where the kernel lets us name an open descriptor by path (Linux
+ * `/proc/self/fd/N`). Paths built on it act like `openat()`: they refer to
+ * the directory we verified, whatever is renamed or swapped afterwards.
+ */
+async function fdPath(handle: FileHandle): Promise<string | undefined> {
+  if (procFdWorks === false) return undefined
+  const candidate = `/proc/self/fd/${handle.fd}`
+  try {
+    await readlink(candidate)
+    procFdWorks = true
+    return candidate
+  } catch {
+    procFdWorks = false
+    return undefined
+  }
+}
+
+/**
+ * The real path of what `handle` refers to, read through the descriptor
+ * itself where the platform allows it.
+ */
+async function openedRealPath(handle: FileHandle, expected: string): Promise<string> {
+  const link = await fdPath(handle)
+  if (link !== undefined) return await readlink(link)
+  // No /proc: fall back to resolving the expected path and checking it is the same inode.
+  const [opened, real] = await Promise.all([handle.stat(), realpath(expected)])
+  const named = await stat(real)
+  if (named.dev !== opened.dev || named.ino !== opened.ino) return '\0swapped'
+  return real
+}
+
+/**
+ * Open `absolute` without following a final symlink, and make sure the
+ * opened object really lies inside `root`.
+ *
+ * @param resolved - A resolution from `resolveInRoot`.
+ * @param absolute - The path to open (inside the root).
+ * @param flags - Extra `open(2)` flags.
+ * @param mode - Creation mode when `O_CREAT` is set.
+ * @returns The open handle.
+ * @throws `TOOL_PATH_ESCAPE` when what was opened is not inside the root.
+ * @internal
+ */
+export async function openInside(resolved: ResolvedPath, absolute: string, flags: number, mode?: number): Promise<FileHandle> {
+  let handle: FileHandle
+  try {
+    handle = await open(absolute, flags | O_NOFOLLOW, mode)
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'open')
+  }
+  try {
+    const real = await openedRealPath(handle, absolute)
+    if (!isInside(resolved.root, real)) {
+      throw new E_TOOL_PATH_ESCAPE(
+        `${JSON.stringify(resolved.input)} was swapped for a path outside the sandbox root while it was being opened`,
+        { details: { path: resolved.input } },
+      )
+    }
+    return handle
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    throw toToolError(error, resolved.input, 'open')
+  }
+}
+
+/** What {@link readRegularFile} returns. */
+export interface FileBytes {
+  /** Up to `limit` bytes from the start of the file. */
+  readonly bytes: Buffer
+  /** Bytes that exist past `limit` (the file grew after its size was checked). */
+  readonly remainder: number
+  /** The file's status at open time. */
+  readonly stats: Stats
+}
+
+/**
+ * Read a regular file inside the root, refusing anything else without ever
+ * blocking on it.
+ *
+ * @param resolved - A resolution of the path.
+ * @param limit - Largest accepted size (stat size), in bytes.
+ * @returns At most `limit` bytes, and how many more the file had.
+ * @throws `TOOL_FILE_NOT_FOUND`, `TOOL_NOT_A_FILE`, `TOOL_FILE_TOO_LARGE`, `TOOL_PATH_ESCAPE`.
+ * @internal
+ */
+export async function readRegularFile(resolved: ResolvedPath, limit: number): Promise<FileBytes> {
+  assertRegularFile(resolved, resolved.stats, limit)
+  // O_NONBLOCK: if a FIFO is swapped in after the lstat, open() must not wait for a writer.
+  const handle = await openInside(resolved, resolved.absolute, constants.O_RDONLY | O_NONBLOCK)
+  try {
+    const stats = await handle.stat()
+    assertRegularFile(resolved, stats, limit)
+    // Read until EOF or one byte past the limit: the stat size is only a hint
+    // (the file may grow, and some files report size 0).
+    const chunks: Buffer[] = []
+    let filled = 0
+    let position = 0
+    while (filled <= limit) {
+      const chunk = Buffer.alloc(Math.min(limit + 1 - filled, Math.max(stats.size - filled + 1, 65_536)))
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position)
+      if (bytesRead === 0) break
+      chunks.push(chunk.subarray(0, bytesRead))
+      filled += bytesRead
+      position += bytesRead
+    }
+    let buffer = Buffer.concat(chunks)
+    let remainder = 0
+    if (filled > limit) {
+      remainder = Math.max(1, (await handle.stat()).size - limit)
+      buffer = buffer.subarray(0, limit)
+    }
+    return { bytes: buffer, remainder, stats }
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'read')
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}
+
+function assertRegularFile(resolved: ResolvedPath, stats: Stats | undefined, limit: number): asserts stats is Stats {
+  const quoted = JSON.stringify(resolved.input)
+  const details = { path: resolved.input }
+  if (stats === undefined) {
+    const why = resolved.danglingLink === undefined ? 'does not exist' : 'is a symbolic link whose target does not exist'
+    throw new E_TOOL_FILE_NOT_FOUND(`${quoted} ${why}`, { details })
+  }
+  if (stats.isDirectory()) throw new E_TOOL_NOT_A_FILE(`${quoted} is a directory, not a regular file`, { details })
+  if (!stats.isFile()) {
+    throw new E_TOOL_NOT_A_FILE(`${quoted} is a ${describeKind(stats)}, not a regular file`, { details })
+  }
+  if (stats.size > limit) {
+    throw new E_TOOL_FILE_TOO_LARGE(
+      `${quoted} is ${stats.size} bytes, over the ${limit}-byte limit; use grep, or bash with head/tail/sed, to look at parts of it`,
+      { details: { ...details, size: stats.size, limit } },
+    )
+  }
+}
+
+function describeKind(stats: Stats): string {
+  if (stats.isFIFO()) return 'FIFO (named pipe)'
+  if (stats.isSocket()) return 'socket'
+  if (stats.isCharacterDevice()) return 'character device'
+  if (stats.isBlockDevice()) return 'block device'
+  if (stats.isSymbolicLink()) return 'symbolic link'
+  return 'special file'
+}
+
+/**
+ * Replace (or create) a regular file inside the root atomically.
+ *
+ * @remarks
+ * Missing parents are created one at a time, each opened with `O_NOFOLLOW`
+ * and checked before the next is made inside it. The content goes to a temp
+ * file in the target's directory, is flushed, gets the old file's mode (and
+ * owner, where permitted), and is renamed over the target, so readers see
+ * either the old or the new file, never half of one. A target with more than
+ * one hard link is refused: its other names may lie outside the root.
+ *
+ * @param resolved - A resolution of the target path.
+ * @param data - The new content.
+ * @throws `TOOL_PATH_ESCAPE` (hard link, dangling symlink outside, swap),
+ *   `TOOL_PATH_INVALID` (dangling symlink inside), `TOOL_NOT_A_FILE`, `TOOL_IO_ERROR`.
+ * @internal
+ */
+export async function writeFileAtomic(resolved: ResolvedPath, data: Uint8Array): Promise<void> {
+  const quoted = JSON.stringify(resolved.input)
+  const details = { path: resolved.input }
+  if (resolved.danglingLink !== undefined) {
+    throw new E_TOOL_PATH_INVALID(
+      `${quoted} goes through the dangling symbolic link ${JSON.stringify(resolved.danglingLink)}; ` +
+        'toolsmith never writes through a link whose target is missing: remove the link or write to its target path',
+      { details: { ...details, link: resolved.danglingLink } },
+    )
+  }
+  if (resolved.relative === '.') throw new E_TOOL_NOT_A_FILE('The sandbox root is a directory, not a file', { details })
+  const previous = resolved.stats
+  if (previous !== undefined) assertReplaceable(quoted, details, previous)
+
+  const directories = resolved.missing.slice(0, -1)
+  const name = resolved.missing.length > 0 ? resolved.missing[resolved.missing.length - 1]! : path.basename(resolved.absolute)
+  let dir = await openInside(resolved, resolved.missing.length > 0 ? resolved.existing : path.dirname(resolved.absolute), constants.O_RDONLY | O_DIRECTORY)
+  try {
+    let dirName = (await fdPath(dir)) ?? (await openedRealPath(dir, resolved.existing))
+    for (const part of directories) {
+      const child = path.join(dirName, part)
+      await mkdir(child).catch((error: unknown) => {
+        if (errnoCode(error) !== 'EEXIST') throw toToolError(error, resolved.input, 'create a parent directory of')
+      })
+      const next = await openInside(resolved, child, constants.O_RDONLY | O_DIRECTORY)
+      await dir.close().catch(() => undefined)
+      dir = next
+      dirName = (await fdPath(dir)) ?? (await openedRealPath(dir, child))
+    }
+    await replaceIn(resolved, dirName, name, data, previous)
+    await dir.sync().catch(() => undefined)
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'write')
+  } finally {
+    await dir.close().catch(() => undefined)
+  }
+}
+
+function assertReplaceable(quoted: string, details: Record<string, unknown>, stats: Stats): void {
+  if (stats.isDirectory()) throw new E_TOOL_NOT_A_FILE(`${quoted} is a directory; write replaces regular files only`, { details })
+  if (!stats.isFile()) {
+    throw new E_TOOL_NOT_A_FILE(`${quoted} is a ${describeKind(stats)}; write replaces regular files only`, { details })
+  }
+  if (stats.nlink > 1) {
+    throw new E_TOOL_PATH_ESCAPE(
+      `${quoted} has ${stats.nlink} hard links; another name for it may lie outside the sandbox, so toolsmith refuses to write it`,
+      { details: { ...details, nlink: stats.nlink } },
+    )
+  }
+}
+
+async function replaceIn(
+  resolved: ResolvedPath,
+  dirName: string,
+  name: string,
+  data: Uint8Array,
+  previous: Stats | undefined,
+): Promise<void> {
+  const target = path.join(dirName, name)
+  const temp = path.join(dirName, `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.toolsmith-tmp`)
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL
+  const handle = await openInside(resolved, temp, flags, previous ? 0o600 : 0o666)
+  let renamed = false
+  try {
+    await handle.writeFile(data)
+    if (previous !== undefined) {
+      await handle.chmod(previous.mode & 0o7777)
+      await handle.chown(previous.uid, previous.gid).catch(() => undefined)
+    }
+    await handle.datasync()
+    await handle.close()
+    // Re-check right before the rename: a hard link made since the resolution must not win either.
+    const current = await lstat(target).catch(() => undefined)
+    if (current !== undefined) assertReplaceable(JSON.stringify(resolved.input), { path: resolved.input }, current)
+    await rename(temp, target)
+    renamed = true
+  } finally {
+    await handle.close().catch(() => undefined)
+    if (!renamed) await unlink(temp).catch(() => undefined)
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * The one place where a path given to a built-in tool becomes a real path on
+ * disk. Every tool goes through {@link resolveInRoot}; nothing else in the
+ * sandbox turns user input into a path.
+ *
+ * @module
+ */
+import { lstat, readlink, realpath, stat } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+import path from 'node:path'
+import { E_TOOL_FILE_NOT_FOUND, E_TOOL_PATH_ESCAPE, E_TOOL_PATH_INVALID } from '../exceptions.js'
+import { errnoCode, toToolError } from './fs_errors.js'
+
+/** Longest accepted path, in UTF-8 bytes (Linux `PATH_MAX`). */
+export const MAX_PATH_BYTES = 4096
+/** Longest accepted path component, in UTF-8 bytes (Linux `NAME_MAX`). */
+export const MAX_COMPONENT_BYTES = 255
+/** How many symbolic links one resolution may cross (Linux's own limit). */
+const MAX_SYMLINK_HOPS = 40
+
+/**
+ * What path resolution needs to know about a sandbox.
+ *
+ * @internal
+ */
+export interface PathScope {
+  /** The root as configured (absolute, not resolved through symlinks). */
+  readonly rootDir: string
+  /** The root's real path; throws `TOOL_FILE_NOT_FOUND` when it is missing. */
+  realRoot(): Promise<string>
+}
+
+/**
+ * A path checked against the root.
+ *
+ * @internal
+ */
+export interface ResolvedPath {
+  /** The path as the caller gave it: the only form used in messages. */
+  readonly input: string
+  /** The real root. */
+  readonly root: string
+  /**
+   * Absolute path: every existing component resolved through its symlinks,
+   * missing components appended as given.
+   */
+  readonly absolute: string
+  /** `absolute` relative to the root; `.` for the root itself. */
+  readonly relative: string
+  /** The deepest existing directory or file on the way (real, inside the root). */
+  readonly existing: string
+  /** Components below `existing` that do not exist yet (empty when the target exists). */
+  readonly missing: readonly string[]
+  /** `lstat` of the target when it exists (never a symlink: those are resolved). */
+  readonly stats: Stats | undefined
+  /**
+   * Set when the path runs into a symlink whose target does not exist (inside
+   * the root): reads report it missing, writes refuse to go through it.
+   */
+  readonly danglingLink: string | undefined
+}
+
+/**
+ * Whether `candidate` is `root` or lies below it, compared component by
+ * component (`/srv/root` never contains `/srv/root-evil`).
+ *
+ * @param root - An absolute, normalised directory path.
+ * @param candidate - An absolute, normalised path.
+ * @returns Whether `candidate` is inside `root`.
+ * @internal
+ */
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate)
+  if (relative === '') return true
+  if (path.isAbsolute(relative)) return false
+  const first = relative.split(path.sep, 1)[0]
+  return first !== '..'
+}
+
+/**
+ * Reject paths no file system call should ever see.
+ *
+ * @param input - The path a tool was given.
+ * @throws {@link E_TOOL_PATH_INVALID} for empty, NUL-bearing or over-long paths.
+ * @internal
+ */
+export function assertValidPathInput(input: unknown): asserts input is string {
+  if (typeof input !== 'string') {
+    throw new E_TOOL_PATH_INVALID('A path must be a string', { details: { path: null } })
+  }
+  const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input
+  const details = { path: shown }
+  if (input.trim() === '') {
+    throw new E_TOOL_PATH_INVALID('The path is empty; give a file path relative to the sandbox root', { details })
+  }
+  if (input.includes('\0')) {
+    throw new E_TOOL_PATH_INVALID(`The path ${JSON.stringify(shown)} contains a NUL byte`, { details })
+  }
+  if (Buffer.byteLength(input) > MAX_PATH_BYTES) {
+    throw new E_TOOL_PATH_INVALID(`The path is longer than ${MAX_PATH_BYTES} bytes`, { details })
+  }
+  for (const part of input.split('/')) {
+    if (Buffer.byteLength(part) > MAX_COMPONENT_BYTES) {
+      throw new E_TOOL_PATH_INVALID(`A component of the path is longer than ${MAX_COMPONENT_BYTES} bytes`, { details })
+    }
+  }
+}
+
+/**
+ * Resolve the real path of a configured root.
+ *
+ * @param rootDir - The configured root (absolute).
+ * @returns Its real path.
+ * @throws {@link E_TOOL_FILE_NOT_FOUND} when it is missing or not a directory.
+ * @internal
+ */
+export async function resolveRealRoot(rootDir: string): Promise<string> {
+  let real: string
+  try {
+    real = await realpath(rootDir)
+  } catch (error) {
+    throw new E_TOOL_FILE_NOT_FOUND(`The sandbox root ${JSON.stringify(rootDir)} does not exist`, {
+      cause: error,
+      details: { path: rootDir, errno: errnoCode(error) ?? null },
+    })
+  }
+  const stats = await stat(real)
+  if (!stats.isDirectory()) {
+    throw new E_TOOL_FILE_NOT_FOUND(`The sandbox root ${JSON.stringify(rootDir)} is not a directory`, {
+      details: { path: rootDir, errno: 'ENOTDIR' },
+    })
+  }
+  return real
+}
+
+/**
+ * Check `input` against the sandbox and resolve it to a real path inside the
+ * root, without creating or opening anything.
+ *
+ * @remarks
+ * Relative paths resolve against the root; absolute ones must lie inside it
+ * (given either as the configured root or its real path). `..` is collapsed
+ * lexically first, and the result must stay inside the root. Then every
+ * existing component is examined with `lstat`: a symlink is resolved with
+ * `realpath` and must land inside the root, at any depth. A symlink whose
+ * target is missing is reported as dangling (or as an escape when its target
+ * lies outside). The caller still opens the result with `O_NOFOLLOW` and
+ * re-checks what it opened (see `files.ts`): this function alone cannot stop
+ * a swap that happens after it returns.
+ *
+ * @param scope - The sandbox.
+ * @param input - The path as the model gave it.
+ * @returns The resolution.
+ * @throws {@link E_TOOL_PATH_INVALID}, {@link E_TOOL_PATH_ESCAPE},
+ *   {@link E_TOOL_FILE_NOT_FOUND} (missing root, or a file used as a directory).
+ * @internal
+ */
+export async function resolveInRoot(scope: PathScope, input: string): Promise<ResolvedPath> {
+  assertValidPathInput(input)
+  const root = await scope.realRoot()
+  const parts = lexicalParts(scope, root, input)
+  let current = root
+  let hops = 0
+  for (let i = 0; i < parts.length; i++) {
+    const next = path.join(current, parts[i]!)
+    let stats: Stats
+    try {
+      stats = await lstat(next)
+    } catch (error) {
+      const errno = errnoCode(error)
+      if (errno === 'ENOENT') return missingFrom(input, root, current, parts.slice(i), undefined)
+      throw toToolError(error, input, 'resolve')
+    }
+    if (stats.isSymbolicLink()) {
+      if (++hops > MAX_SYMLINK_HOPS) {
+        throw new E_TOOL_PATH_INVALID(`${JSON.stringify(input)} crosses too many symbolic links`, {
+          details: { path: input },
+        })
+      }
+      const target = await followLink(input, root, next)
+      if (target === undefined) return missingFrom(input, root, current, parts.slice(i), next)
+      current = target
+      continue
+    }
+    if (!stats.isDirectory() && i < parts.length - 1) {
+      throw new E_TOOL_FILE_NOT_FOUND(
+        `${JSON.stringify(input)} does not exist: ${JSON.stringify(relativeOf(root, next))} is a file, not a directory`,
+        { details: { path: input } },
+      )
+    }
+    current = next
+  }
+  return {
+    input,
+    root,
+    absolute: current,
+    relative: relativeOf(root, current),
+    existing: current,
+    missing: [],
+    stats: await lstat(current).catch((error: unknown) => {
+      throw toToolError(error, input, 'resolve')
+    }),
+    danglingLink: undefined,
+  }
+}
+
+/** Split `input` into components below the root, refusing lexical escapes. */
+function lexicalParts(scope: PathScope, root: string, input: string): string[] {
+  let relative: string
+  if (path.isAbsolute(input)) {
+    const normalised = path.resolve(input)
+    const base = [root, path.resolve(scope.rootDir)].find((candidate) => isInside(candidate, normalised))
+    if (base === undefined) throw escape(input, 'is an absolute path outside the sandbox root')
+    relative = path.relative(base, normalised)
+  } else {
+    const normalised = path.resolve(root, input)
+    if (!isInside(root, normalised)) throw escape(input, 'climbs out of the sandbox root with ".."')
+    relative = path.relative(root, normalised)
+  }
+  return relative.split(path.sep).filter((part) => part !== '' && part !== '.')
+}
+
+/**
+ * Resolve a symlink found at `link`; `undefined` when its target (or a
+ * target further down its chain) is missing.
+ */
+async function followLink(input: string, root: string, link: string): Promise<string | undefined> {
+  try {
+    const target = await realpath(link)
+    if (!isInside(root, target)) throw escape(input, 'goes through a symbolic link that points outside the sandbox root')
+    return target
+  } catch (error) {
+    const errno = errnoCode(error)
+    if (errno === 'ENOENT') {
+      // Dangling: judge it by where it says it points, without touching the target.
+      const text = await readlink(link).catch(() => '')
+      const lexical = path.resolve(path.dirname(link), text)
+      if (!isInside(root, lexical)) {
+        throw escape(input, 'goes through a dangling symbolic link that points outside the sandbox root')
+      }
+      return undefined
+    }
+    if (errno === 'ELOOP') {
+      throw new E_TOOL_PATH_INVALID(`${JSON.stringify(input)} goes through a symbolic link loop`, {
+        cause: error,
+        details: { path: input },
+      })
+    }
+    throw toToolError(error, input, 'resolve')
+  }
+}
+
+function missingFrom(
+  input: string,
+  root: string,
+  existing: string,
+  missing: string[],
+  danglingLink: string | undefined,
+): ResolvedPath {
+  const absolute = path.join(existing, ...missing)
+  return {
+    input,
+    root,
+    absolute,
+    relative: relativeOf(root, absolute),
+    existing,
+    missing,
+    stats: undefined,
+    danglingLink: danglingLink === undefined ? undefined : relativeOf(root, danglingLink),
+  }
+}
+
+/**
+ * The path of `absolute` relative to `root`, `.` for the root itself.
+ *
+ * @param root - The real root.
+ * @param absolute - A path inside it.
+ * @returns The relative path.
+ * @internal
+ */
+export function relativeOf(root: string, absolute: string): string {
+  return path.relative(root, absolute) || '.'
+}
+
+function escape(input: string, why: string): E_TOOL_PATH_ESCAPE {
+  return new E_TOOL_PATH_ESCAPE(`${JSON.stringify(input)} ${why}; only paths inside the sandbox root are allowed`, {
+    details: { path: input },
+  })
+}

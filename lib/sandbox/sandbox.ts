@@ -1,0 +1,228 @@
+/**
+ * `Sandbox`: the root directory and the limits the five built-in tools run
+ * under.
+ *
+ * @module
+ */
+import path from 'node:path'
+import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { isForbiddenEnvName } from './environment.js'
+import { probeIsolation, warnNotIsolated } from './isolation.js'
+import { resolveInRoot, resolveRealRoot } from './paths.js'
+
+/** The longest `timeoutMs` accepted: one hour. */
+export const MAX_TIMEOUT_MS = 3_600_000
+
+/**
+ * The store a sandbox hands to whoever spools large tool results (the turn
+ * runner). Any object with `write` and `read` functions, such as
+ * `InMemorySpoolStore` or `FileSpoolStore`.
+ */
+export interface SandboxSpoolStore {
+  /** Store bytes under an id. */
+  write(id: string, data: never): unknown
+  /** Read them back. */
+  read(id: string): unknown
+}
+
+/** Options of `new Sandbox(options)` and `createTools(options)`. */
+export interface SandboxOptions {
+  /**
+   * The directory the tools may work in. Nothing outside it is read, written,
+   * listed or used as a working directory. It may itself be reached through
+   * a symlink: its real path becomes the boundary.
+   *
+   * @defaultValue `process.cwd()` at construction
+   */
+  rootDir?: string
+  /**
+   * Cap, in UTF-8 bytes, on what a tool returns (`read`, `grep`, `bash`),
+   * on the file `read` accepts, and on `write` content and `edit` patches.
+   * At least 64.
+   *
+   * @defaultValue 200_000
+   */
+  maxOutputBytes?: number
+  /**
+   * Deadline of each `bash` and `grep` call, in milliseconds (at most one hour).
+   *
+   * @defaultValue 60_000
+   */
+  timeoutMs?: number
+  /**
+   * Let `bash` reach the network: disables the command guard and the network
+   * namespace.
+   *
+   * @defaultValue false
+   */
+  allowNetwork?: boolean
+  /**
+   * Extra environment variables for `bash` and `grep`, on top of the
+   * allow-listed host ones (`PATH`, `HOME`, `LANG`, `LC_*`, `TERM`, `TMPDIR`,
+   * `USER`, `SHELL`, `TZ`…). `LD_*`, `DYLD_*`, `NODE_OPTIONS`, `BASH_ENV`,
+   * `ENV` and `*_PROXY` are refused.
+   */
+  env?: Record<string, string>
+  /** Where large results may be spooled by the runner. */
+  spoolStore?: SandboxSpoolStore
+}
+
+/** Which kernel isolation `bash` commands actually run under. */
+export interface SandboxIsolation {
+  /** `true` only when commands run in an empty network namespace (`allowNetwork: false` and the kernel allows it). */
+  readonly network: boolean
+  /** `true` only when commands run in their own PID namespace, so no descendant outlives a kill. */
+  readonly pid: boolean
+}
+
+const optionsSchema: ObjectSchema<SandboxOptions> = validator
+  .object<SandboxOptions>({
+    rootDir: validator.string().min(1).pattern(/^[^\0]*$/, 'no NUL bytes'),
+    maxOutputBytes: validator.number().integer().min(64).max(2 ** 31 - 1).default(200_000),
+    timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(60_000),
+    allowNetwork: validator.boolean().default(false),
+    env: validator
+      .object()
+      .pattern(
+        validator
+          .string()
+          .pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .custom((name: string, helpers) => (isForbiddenEnvName(name) ? helpers.error('any.invalid') : name))
+          .messages({ 'any.invalid': '{#label} may not be set in a sandbox (loader, runtime or proxy variable)' }),
+        validator.string().pattern(/^[^\0]*$/, 'no NUL bytes'),
+      )
+      .default({}),
+    spoolStore: validator.object({ write: validator.func().required(), read: validator.func().required() }).unknown(true),
+  })
+  .unknown(false)
+
+/**
+ * The root and limits of the built-in tools.
+ *
+ * @remarks
+ * Construction does no I/O: the root is resolved (through symlinks) on first
+ * use, and the kernel is probed for namespaces the first time
+ * {@link Sandbox.isolation} is read or a command runs. Share one sandbox
+ * between tools with `createTools(options)`.
+ *
+ * @example
+ * ```ts
+ * import { Sandbox } from 'toolsmith'
+ *
+ * const sandbox = new Sandbox({ rootDir: '/srv/work', timeoutMs: 30_000 })
+ * await sandbox.resolve('src/index.ts') // '/srv/work/src/index.ts'
+ * await sandbox.resolve('../etc/passwd') // throws TOOL_PATH_ESCAPE
+ * sandbox.isolation // { network: true, pid: true } on a Linux host with user namespaces
+ * ```
+ */
+export class Sandbox {
+  /** The joi schema of {@link SandboxOptions}. */
+  static readonly schema: ObjectSchema<SandboxOptions> = optionsSchema
+
+  readonly #rootDir: string
+  readonly #maxOutputBytes: number
+  readonly #timeoutMs: number
+  readonly #allowNetwork: boolean
+  readonly #env: Readonly<Record<string, string>>
+  readonly #spoolStore: SandboxSpoolStore | undefined
+  #realRoot: Promise<string> | undefined
+
+  /**
+   * @param options - Root, limits, network and environment; see {@link SandboxOptions}.
+   * @throws {@link E_INVALID_OPTIONS} when an option is invalid; the
+   *   `ValidationException` is the cause.
+   */
+  constructor(options: SandboxOptions = {}) {
+    let valid: Required<Omit<SandboxOptions, 'spoolStore' | 'rootDir'>> & Pick<SandboxOptions, 'spoolStore' | 'rootDir'>
+    try {
+      valid = validateOrThrow(optionsSchema, options ?? {}, { convert: false }) as typeof valid
+    } catch (error) {
+      const message = error instanceof ValidationException ? error.message : String(error)
+      throw new E_INVALID_OPTIONS(`Invalid sandbox options: ${message}`, { cause: error })
+    }
+    this.#rootDir = path.resolve(valid.rootDir ?? process.cwd())
+    this.#maxOutputBytes = valid.maxOutputBytes
+    this.#timeoutMs = valid.timeoutMs
+    this.#allowNetwork = valid.allowNetwork
+    this.#env = Object.freeze({ ...valid.env })
+    this.#spoolStore = valid.spoolStore
+  }
+
+  /** The root as configured, made absolute (not resolved through symlinks). */
+  get rootDir(): string {
+    return this.#rootDir
+  }
+
+  /** Cap on returned text, read files, written content and patches, in bytes. */
+  get maxOutputBytes(): number {
+    return this.#maxOutputBytes
+  }
+
+  /** Deadline of each `bash` and `grep` call, in milliseconds. */
+  get timeoutMs(): number {
+    return this.#timeoutMs
+  }
+
+  /** Whether `bash` may reach the network. */
+  get allowNetwork(): boolean {
+    return this.#allowNetwork
+  }
+
+  /** Extra environment variables for spawned processes (frozen). */
+  get env(): Readonly<Record<string, string>> {
+    return this.#env
+  }
+
+  /** The spool store given at construction, if any. */
+  get spoolStore(): SandboxSpoolStore | undefined {
+    return this.#spoolStore
+  }
+
+  /**
+   * Which isolation `bash` commands really get on this machine.
+   *
+   * @remarks
+   * Probed once per process (a few milliseconds, the first time it is read).
+   * `network` is `false` when `allowNetwork` is `true` (nothing to isolate)
+   * or when the kernel refuses an unprivileged network namespace; in the
+   * latter case, and when no PID namespace is possible, one process warning
+   * (`TOOLSMITH_NETWORK_NOT_ISOLATED` / `TOOLSMITH_PID_NOT_ISOLATED`) says so.
+   */
+  get isolation(): SandboxIsolation {
+    const probe = probeIsolation()
+    if (!this.#allowNetwork && !probe.network) warnNotIsolated('network', probe.reason)
+    if (!probe.pid) warnNotIsolated('pid', probe.reason)
+    return Object.freeze({ network: !this.#allowNetwork && probe.network, pid: probe.pid })
+  }
+
+  /**
+   * The real path of the root (resolved once, then cached).
+   *
+   * @returns The absolute real path.
+   * @throws `TOOL_FILE_NOT_FOUND` when the root does not exist or is not a directory.
+   */
+  async realRoot(): Promise<string> {
+    this.#realRoot ??= resolveRealRoot(this.#rootDir)
+    try {
+      return await this.#realRoot
+    } catch (error) {
+      // Not cached: the root may be created later.
+      this.#realRoot = undefined
+      throw error
+    }
+  }
+
+  /**
+   * Check a path the way every built-in tool does and return its real
+   * location: handy for your own tools.
+   *
+   * @param input - A path relative to the root, or absolute inside it.
+   * @returns The absolute real path (the file need not exist).
+   * @throws `TOOL_PATH_INVALID`, `TOOL_PATH_ESCAPE`, `TOOL_FILE_NOT_FOUND`
+   *   (for a missing root).
+   */
+  async resolve(input: string): Promise<string> {
+    return (await resolveInRoot(this, input)).absolute
+  }
+}
