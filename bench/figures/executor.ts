@@ -1,0 +1,53 @@
+/**
+ * Executor overhead: everything `executor(ctx)` adds around a handler that
+ * does nothing, against the unavoidable work (validate, serialise, hash).
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto'
+import { Tool, createDispatchContext, validator } from '../../lib/index.js'
+import { interleave, metric, timed } from '../harness.js'
+import { makeRow, type Figure } from '../figure.js'
+
+const ARGS = { path: 'src/index.ts', limit: 42, recursive: true }
+
+export const executorFigure: Figure = {
+  id: 'executor',
+  title: 'executor(ctx) on a no-op tool, 3 small args',
+  async run(config) {
+    const inputSchema = validator.object({
+      path: validator.string().required(),
+      limit: validator.number().integer().required(),
+      recursive: validator.boolean().required(),
+    })
+    const tool = new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' })
+    const execute = tool.executor(createDispatchContext())
+    if ((await execute(ARGS)) !== 'ok') throw new Error('no-op tool did not return "ok"')
+    const reps = config.quick ? 500 : 2_000
+    const samples = await interleave(
+      {
+        baseline: () =>
+          timed(async () => {
+            // The same joi options the executor uses, so only the executor's own work differs.
+            await inputSchema.validateAsync(ARGS, { abortEarly: false, convert: false })
+            createHash('sha256').update(JSON.stringify({ tool: 'noop', args: ARGS })).digest('hex')
+          }, reps),
+        subject: () => timed(() => execute(ARGS), reps),
+      },
+      { warmup: 3, samples: config.quick ? 5 : 15 },
+    )
+    return [
+      makeRow({
+        id: 'executor',
+        figure: this.title,
+        subject: 'executor(ctx)(args)',
+        baseline: 'joi validateAsync + JSON.stringify + sha256',
+        unit: 'µs',
+        subjectValues: metric(samples.subject, 'ms').map((ms) => ms * 1000),
+        baselineValues: metric(samples.baseline, 'ms').map((ms) => ms * 1000),
+        target: { kind: 'ratio', max: 1.5 },
+        note: `per call, ${reps} calls per sample`,
+      }),
+    ]
+  },
+}
