@@ -22,8 +22,13 @@ export * from './core/tool.js'
 export * from './core/define_tool.js'
 export * from './core/tool_registry.js'
 export * from './core/tool_collection.js'
+export * from './core/tool_call.js'
 
 // --- artifacts ----------------------------------------------------------------
+export * from './artifacts/spool_reader.js'
+export * from './artifacts/stores.js'
+export * from './artifacts/artifact_tool.js'
+export * from './artifacts/spooled_artifact.js'
 
 // --- sandbox and built-in tools -------------------------------------------------
 

@@ -1,0 +1,244 @@
+/**
+ * `ArtifactTool`: the ephemeral tools `SpooledArtifact.forgeTools` forges so
+ * a model can page through a large result instead of receiving it whole.
+ *
+ * @module
+ */
+import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { Tool } from '../core/tool.js'
+import { validator, type ObjectSchema } from '../validation.js'
+import type { SpooledArtifact } from './spooled_artifact.js'
+
+/** How much one forged-tool call may return. */
+export interface ArtifactOutputLimits {
+  /**
+   * Lines (or matches, keys, headings) per call.
+   *
+   * @defaultValue 200
+   */
+  maxLines: number
+  /**
+   * Bytes of text per call (UTF-8), notes included.
+   *
+   * @defaultValue 16384
+   */
+  maxBytes: number
+  /**
+   * Bytes kept of any single line; longer lines are cut and marked.
+   *
+   * @defaultValue 2048
+   */
+  maxLineBytes: number
+}
+
+/** The limits forged tools use unless told otherwise. */
+export const DEFAULT_ARTIFACT_OUTPUT_LIMITS: Readonly<ArtifactOutputLimits> = Object.freeze({
+  maxLines: 200,
+  maxBytes: 16_384,
+  maxLineBytes: 2_048,
+})
+
+/**
+ * One artifact capability offered to a model as a tool (`artifact_head`,
+ * `json_get`, …): an entry of `SpooledArtifact.toolMethods`.
+ *
+ * @typeParam A - The artifact class the method works on.
+ */
+export interface ArtifactToolMethod<A extends SpooledArtifact = SpooledArtifact> {
+  /** The forged tool's name (`^[a-zA-Z0-9_-]{1,64}$`). */
+  readonly toolName: string
+  /** What the model reads; the forged tool adds how to pick the artifact. */
+  readonly description: string
+  /** The method's own args; the forged tool adds a required `callId`. */
+  readonly inputSchema: ObjectSchema
+  /**
+   * Produce the bounded text the model receives.
+   *
+   * @param artifact - The artifact the `callId` named.
+   * @param args - The validated args, `callId` removed.
+   * @param limits - The output bounds to respect.
+   * @returns Text within `limits.maxBytes`.
+   */
+  run(artifact: A, args: any, limits: ArtifactOutputLimits): Promise<string>
+}
+
+/** An artifact a forged tool can reach, with the ids a model may name it by. */
+export interface ArtifactEntry {
+  /** The ToolCall's checksum (the executor's `callId`). */
+  readonly checksum: string
+  /** The provider's call id. */
+  readonly id: string
+  /** The tool that produced the artifact. */
+  readonly tool: string
+  /** The artifact. */
+  readonly artifact: SpooledArtifact
+}
+
+/** The input of `new ArtifactTool(raw)`. */
+export interface RawArtifactTool {
+  /** The capability to expose. */
+  method: ArtifactToolMethod<any>
+  /** The artifacts it may read, in order (a later entry wins on a shared checksum). */
+  entries: Iterable<ArtifactEntry>
+  /** Output bounds; missing fields take {@link DEFAULT_ARTIFACT_OUTPUT_LIMITS}. */
+  limits?: Partial<ArtifactOutputLimits>
+}
+
+/**
+ * A forged, ephemeral tool that runs one {@link ArtifactToolMethod} on the
+ * artifact of an earlier call, chosen by `callId`.
+ *
+ * @remarks
+ * `callId` is matched against each call's checksum (the executor's
+ * `callId`) first, then its provider id. An unknown id, or an artifact the
+ * method does not apply to (`json_get` on plain text), fails with a message
+ * listing the ids that would work. Forged tools are `ephemeral` (pruned by
+ * `ToolRegistry.pruneEphemeral`), read-only, idempotent, and use
+ * `onCollision: 'replace'` so a newer turn's forged tools replace older ones
+ * when registries are merged.
+ *
+ * @example
+ * ```ts
+ * const tools = SpooledArtifact.forgeTools(result.toolCalls)
+ * const page = await tools.get('artifact_cat')!.executor(ctx)({ callId, start: 201, end: 400 })
+ * ```
+ */
+export class ArtifactTool extends Tool<SpooledArtifact> {
+  readonly #method: ArtifactToolMethod<any>
+  readonly #limits: ArtifactOutputLimits
+  readonly #entries: ReadonlyMap<string, ArtifactEntry>
+
+  /**
+   * @param raw - The method, the reachable artifacts and the output limits.
+   * @throws {@link E_INVALID_OPTIONS} when a limit is not a positive integer.
+   */
+  constructor(raw: RawArtifactTool) {
+    const limits = resolveLimits(raw.limits)
+    const byId = new Map<string, ArtifactEntry>()
+    for (const entry of raw.entries) byId.set(entry.checksum, entry)
+    const { method } = raw
+    const applicable = [...byId.values()].filter((e) => appliesTo(method, e.artifact))
+    super({
+      name: method.toolName,
+      description:
+        `${method.description} Pick the result with "callId": the callId of the earlier tool call ` +
+        `(known: ${applicable.map((e) => `${e.checksum} from ${e.tool}`).join(', ') || 'none'}). ` +
+        `Output is capped at ${limits.maxLines} lines / ${limits.maxBytes} bytes per call.`,
+      inputSchema: method.inputSchema.keys({
+        callId: validator.string().required().description('callId (or provider call id) of the earlier tool call'),
+      }),
+      handler: async (args: Record<string, unknown>) => {
+        const { callId, ...rest } = args
+        const entry = findEntry(byId, String(callId))
+        if (entry === undefined || !appliesTo(method, entry.artifact)) {
+          throw new E_INVALID_OPTIONS(unknownCallMessage(method, String(callId), applicable, entry), {
+            details: { callId, known: applicable.map((e) => e.checksum) },
+          })
+        }
+        return clipBytes(await method.run(entry.artifact, rest, limits), limits.maxBytes)
+      },
+      ephemeral: true,
+      onCollision: 'replace',
+      sideEffect: false,
+      idempotent: true,
+    })
+    this.#method = method
+    this.#limits = limits
+    this.#entries = byId
+  }
+
+  /** The capability this tool exposes. */
+  get method(): ArtifactToolMethod<any> {
+    return this.#method
+  }
+
+  /** The output bounds in force. */
+  get limits(): Readonly<ArtifactOutputLimits> {
+    return this.#limits
+  }
+
+  /** The checksums (callIds) of the artifacts this tool can read. */
+  get callIds(): string[] {
+    return [...this.#entries.values()].filter((e) => appliesTo(this.#method, e.artifact)).map((e) => e.checksum)
+  }
+}
+
+/**
+ * Whether `method` is one of the `toolMethods` of the artifact's class.
+ *
+ * @internal
+ */
+export function appliesTo(method: ArtifactToolMethod<any>, artifact: SpooledArtifact): boolean {
+  const methods = (artifact.constructor as { toolMethods?: readonly ArtifactToolMethod<any>[] }).toolMethods ?? []
+  return methods.some((m) => m.toolName === method.toolName)
+}
+
+function findEntry(byId: ReadonlyMap<string, ArtifactEntry>, callId: string): ArtifactEntry | undefined {
+  const direct = byId.get(callId)
+  if (direct) return direct
+  let found: ArtifactEntry | undefined
+  for (const entry of byId.values()) if (entry.id === callId) found = entry
+  return found
+}
+
+function unknownCallMessage(
+  method: ArtifactToolMethod<any>,
+  callId: string,
+  applicable: ArtifactEntry[],
+  entry: ArtifactEntry | undefined,
+): string {
+  const known = applicable.length
+    ? `known callIds: ${applicable.map((e) => `${e.checksum} (${e.tool}, id ${e.id})`).join('; ')}`
+    : 'no result can be read with it'
+  const why =
+    entry === undefined
+      ? `no tool result has callId "${callId}"`
+      : `the result of "${callId}" is a ${entry.artifact.constructor.name}, which ${method.toolName} does not read`
+  return `${method.toolName}: ${why}; ${known}`
+}
+
+function resolveLimits(limits: Partial<ArtifactOutputLimits> = {}): ArtifactOutputLimits {
+  const resolved = { ...DEFAULT_ARTIFACT_OUTPUT_LIMITS, ...stripUndefined(limits) }
+  for (const [key, value] of Object.entries(resolved)) {
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new E_INVALID_OPTIONS(`Artifact output limit "${key}" must be a positive integer (got ${String(value)})`)
+    }
+  }
+  return resolved
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+/**
+ * Cut `text` to at most `maxBytes` UTF-8 bytes on a character boundary,
+ * saying so at the end when it had to.
+ *
+ * @param text - Any text.
+ * @param maxBytes - The budget, marker included.
+ * @returns `text`, or a cut version ending in a `[… truncated …]` note.
+ */
+export function clipBytes(text: string, maxBytes: number): string {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes <= maxBytes) return text
+  const marker = `\n[… truncated: output was ${bytes} bytes, limit ${maxBytes}; ask for a smaller range]`
+  const budget = Math.max(0, maxBytes - Buffer.byteLength(marker, 'utf8'))
+  return cutUtf8(text, budget) + marker
+}
+
+/**
+ * The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes without
+ * splitting a character.
+ *
+ * @param text - Any text.
+ * @param maxBytes - The budget.
+ * @returns The prefix.
+ */
+export function cutUtf8(text: string, maxBytes: number): string {
+  const buffer = Buffer.from(text, 'utf8')
+  if (buffer.length <= maxBytes) return text
+  let cut = maxBytes
+  while (cut > 0 && (buffer[cut]! & 0xc0) === 0x80) cut--
+  return buffer.subarray(0, cut).toString('utf8')
+}

@@ -1,0 +1,437 @@
+/**
+ * Spool stores: where tool output is kept, in memory or on disk, and read
+ * back through a {@link SpoolReader}.
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { sha256Hex } from '../utils/hash.js'
+import {
+  LineIndexBuilder,
+  readLine,
+  scanLines,
+  MemorySpoolReader,
+  SPOOL_CHUNK_BYTES,
+  type LineIndex,
+  type SpoolLine,
+  type SpoolLinesOptions,
+  type SpoolReader,
+} from './spool_reader.js'
+
+/**
+ * What a store accepts: text (written as UTF-8), bytes, a web
+ * `ReadableStream`, or any async iterable of chunks (a Node `Readable`
+ * included). String chunks are encoded as UTF-8.
+ */
+export type SpoolInput =
+  | string
+  | Uint8Array
+  | ReadableStream<Uint8Array | string>
+  | AsyncIterable<Uint8Array | string>
+  | Iterable<Uint8Array | string>
+
+/**
+ * A place to keep spools by id.
+ *
+ * @remarks
+ * Writing an id again replaces its content; readers obtained earlier keep
+ * reading the old content where the store can (memory) and fail cleanly
+ * where it cannot.
+ */
+export interface SpoolStore {
+  /**
+   * Store `input` under `id`, consuming a stream chunk by chunk.
+   *
+   * @param id - Any string (e.g. a callId).
+   * @param input - The content.
+   * @returns A reader over what was stored.
+   */
+  write(id: string, input: SpoolInput): Promise<SpoolReader>
+  /**
+   * The reader for `id`.
+   *
+   * @param id - The id given to `write`.
+   * @returns The reader, or `undefined` when nothing is stored under `id`.
+   */
+  read(id: string): SpoolReader | undefined
+  /**
+   * Forget `id` (and free its memory or disk space).
+   *
+   * @param id - The id.
+   * @returns True when something was removed.
+   */
+  delete(id: string): Promise<boolean>
+}
+
+/** Alias of {@link SpoolStore}: the design calls the same contract `ByteStore`. */
+export type ByteStore = SpoolStore
+
+/**
+ * Turn any {@link SpoolInput} into a stream of byte chunks.
+ *
+ * @param input - The content.
+ * @returns Chunks in order; a `ReadableStream` is released when iteration stops.
+ */
+export async function* spoolChunks(input: SpoolInput): AsyncGenerator<Uint8Array> {
+  if (typeof input === 'string') {
+    yield Buffer.from(input, 'utf8')
+    return
+  }
+  if (input instanceof Uint8Array) {
+    yield input
+    return
+  }
+  if (isReadableStream(input)) {
+    const reader = input.getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return
+        yield toBytes(value)
+      }
+    } finally {
+      reader.releaseLock()
+    }
+  }
+  if (isAsyncIterable(input)) {
+    for await (const chunk of input) yield toBytes(chunk)
+    return
+  }
+  if (isIterable(input)) {
+    for (const chunk of input) yield toBytes(chunk)
+    return
+  }
+  throw new E_INVALID_OPTIONS('A spool accepts a string, a Uint8Array, a ReadableStream or an (async) iterable of chunks')
+}
+
+function toBytes(chunk: unknown): Uint8Array {
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8')
+  if (chunk instanceof Uint8Array) return chunk
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk)
+  throw new E_INVALID_OPTIONS(`A spool chunk must be a string or bytes (got ${typeof chunk})`)
+}
+
+function isReadableStream(value: unknown): value is ReadableStream<Uint8Array | string> {
+  return typeof (value as { getReader?: unknown })?.getReader === 'function'
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown })?.[Symbol.asyncIterator] === 'function'
+}
+
+function isIterable(value: unknown): value is Iterable<Uint8Array | string> {
+  return typeof (value as { [Symbol.iterator]?: unknown })?.[Symbol.iterator] === 'function'
+}
+
+/**
+ * Spools held in memory: fine for modest outputs and tests.
+ *
+ * @example
+ * ```ts
+ * const store = new InMemorySpoolStore()
+ * const reader = await store.write('call-1', 'a\nb\n')
+ * await reader.line(1) // 'b'
+ * ```
+ */
+export class InMemorySpoolStore implements SpoolStore {
+  readonly #readers = new Map<string, MemorySpoolReader>()
+
+  /** How many spools are stored. */
+  get size(): number {
+    return this.#readers.size
+  }
+
+  /**
+   * Store `input` under `id`.
+   *
+   * @param id - Any string.
+   * @param input - The content.
+   * @returns A reader over it.
+   */
+  async write(id: string, input: SpoolInput): Promise<SpoolReader> {
+    const builder = new LineIndexBuilder()
+    const parts: Uint8Array[] = []
+    for await (const chunk of spoolChunks(input)) {
+      builder.push(chunk)
+      // Copy: a producer may reuse its buffer, and the caller's bytes must not alias the spool.
+      parts.push(Uint8Array.prototype.slice.call(chunk))
+    }
+    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+    const reader = new MemorySpoolReader(bytes, builder.finish())
+    this.#readers.set(id, reader)
+    return reader
+  }
+
+  /**
+   * The reader for `id`.
+   *
+   * @param id - The id.
+   * @returns The reader, or `undefined`.
+   */
+  read(id: string): SpoolReader | undefined {
+    return this.#readers.get(id)
+  }
+
+  /**
+   * Forget `id`.
+   *
+   * @param id - The id.
+   * @returns True when something was removed.
+   */
+  async delete(id: string): Promise<boolean> {
+    return this.#readers.delete(id)
+  }
+}
+
+/** Options of {@link FileSpoolStore}. */
+export interface FileSpoolStoreOptions {
+  /**
+   * Directory for spool files; created when missing.
+   *
+   * @defaultValue a fresh `toolsmith-spool-*` folder in the OS temp directory
+   */
+  dir?: string
+}
+
+// Small chunks (a process printing line by line) are batched into writes of this size.
+const WRITE_BATCH_BYTES = 256 * 1024
+
+/**
+ * Spools kept as files, so a large output never sits in memory.
+ *
+ * @remarks
+ * `write` streams the input to a temporary file one chunk at a time (each
+ * write awaited, so a fast producer is held back by the disk: backpressure),
+ * builds a sparse line index on the way (see {@link LineIndexBuilder}), then
+ * renames the file into place. Memory stays flat whatever the size: one
+ * batch buffer plus an index of about `lines / 1024 + bytes / 65536` numbers.
+ * Readers use positioned reads of 64 KiB, so reading line 90,000,000 of a
+ * gigabyte touches one small region of the file.
+ *
+ * The id → file mapping lives in this object; file names are the SHA-256 of
+ * the id, so ids never form paths. Call {@link FileSpoolStore.clear} to remove
+ * every file (and the folder, when the store created it).
+ *
+ * @example
+ * ```ts
+ * const store = new FileSpoolStore()            // fresh temp folder
+ * const reader = await store.write(callId, childProcess.stdout)
+ * await reader.lineCount()
+ * await reader.line(1_000_000)
+ * ```
+ */
+export class FileSpoolStore implements SpoolStore {
+  readonly #dir: string
+  readonly #ownsDir: boolean
+  readonly #readers = new Map<string, FileSpoolReader>()
+  #sequence = 0
+
+  /**
+   * @param options - Where to keep the files.
+   * @throws {@link E_INVALID_OPTIONS} when `dir` is given but is not a non-empty string.
+   */
+  constructor(options: FileSpoolStoreOptions = {}) {
+    if (options.dir !== undefined && (typeof options.dir !== 'string' || options.dir.length === 0)) {
+      throw new E_INVALID_OPTIONS('FileSpoolStore: "dir" must be a non-empty string')
+    }
+    this.#ownsDir = options.dir === undefined
+    this.#dir = options.dir ?? mkdtempSync(join(tmpdir(), 'toolsmith-spool-'))
+  }
+
+  /** The directory holding the spool files. */
+  get dir(): string {
+    return this.#dir
+  }
+
+  /** How many spools are stored. */
+  get size(): number {
+    return this.#readers.size
+  }
+
+  /**
+   * Stream `input` to a file under `id`.
+   *
+   * @param id - Any string.
+   * @param input - The content; streams are consumed with backpressure.
+   * @returns A reader over the file.
+   */
+  async write(id: string, input: SpoolInput): Promise<SpoolReader> {
+    await mkdir(this.#dir, { recursive: true })
+    const path = join(this.#dir, `${sha256Hex(id)}.spool`)
+    const temp = `${path}.${process.pid}.${++this.#sequence}.tmp`
+    const builder = new LineIndexBuilder()
+    const handle = await open(temp, 'w')
+    try {
+      let batch: Uint8Array[] = []
+      let batched = 0
+      const flush = async (): Promise<void> => {
+        if (batched === 0) return
+        const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched)
+        await writeFully(handle, bytes)
+        batch = []
+        batched = 0
+      }
+      for await (const chunk of spoolChunks(input)) {
+        builder.push(chunk)
+        if (chunk.length >= WRITE_BATCH_BYTES) {
+          await flush()
+          await writeFully(handle, chunk)
+          continue
+        }
+        // Copy: a producer may reuse its buffer after yielding it.
+        batch.push(Uint8Array.prototype.slice.call(chunk))
+        batched += chunk.length
+        if (batched >= WRITE_BATCH_BYTES) await flush()
+      }
+      await flush()
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      await rm(temp, { force: true })
+      throw error
+    }
+    await handle.close()
+    await rename(temp, path)
+    const reader = new FileSpoolReader(path, builder.finish())
+    this.#readers.set(id, reader)
+    return reader
+  }
+
+  /**
+   * The reader for `id`.
+   *
+   * @param id - The id.
+   * @returns The reader, or `undefined`.
+   */
+  read(id: string): SpoolReader | undefined {
+    return this.#readers.get(id)
+  }
+
+  /**
+   * Delete the file for `id`.
+   *
+   * @param id - The id.
+   * @returns True when something was removed.
+   */
+  async delete(id: string): Promise<boolean> {
+    const reader = this.#readers.get(id)
+    if (reader === undefined) return false
+    this.#readers.delete(id)
+    await rm(reader.path, { force: true })
+    return true
+  }
+
+  /**
+   * Delete every spool file; remove the folder too when this store created it.
+   */
+  async clear(): Promise<void> {
+    const paths = [...this.#readers.values()].map((r) => r.path)
+    this.#readers.clear()
+    await Promise.all(paths.map((p) => rm(p, { force: true })))
+    if (this.#ownsDir) rmSync(this.#dir, { recursive: true, force: true })
+  }
+}
+
+async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
+    offset += bytesWritten
+  }
+}
+
+/**
+ * A {@link SpoolReader} over a spool file, using its sparse line index.
+ *
+ * @remarks
+ * Each call opens the file, reads what it needs with positioned reads and
+ * closes it again, so many readers cost no open descriptors while idle. A
+ * reader whose file was deleted fails with the file system's error.
+ */
+export class FileSpoolReader implements SpoolReader {
+  readonly #path: string
+  readonly #index: LineIndex
+
+  /**
+   * @param path - The spool file.
+   * @param index - Its line index, built while the file was written.
+   */
+  constructor(path: string, index: LineIndex) {
+    this.#path = path
+    this.#index = index
+  }
+
+  /** The spool file's path. */
+  get path(): string {
+    return this.#path
+  }
+
+  /**
+   * One line.
+   *
+   * @param index - 0-based line index.
+   * @returns The text, or `undefined` when out of range.
+   */
+  async line(index: number): Promise<string | undefined> {
+    return readLine(this, index)
+  }
+
+  /**
+   * The number of lines.
+   *
+   * @returns The line count.
+   */
+  async lineCount(): Promise<number> {
+    return this.#index.lineCount
+  }
+
+  /**
+   * The size in bytes.
+   *
+   * @returns The byte length.
+   */
+  async byteLength(): Promise<number> {
+    return this.#index.byteLength
+  }
+
+  /**
+   * The whole file, decoded as UTF-8: loads everything, so prefer
+   * {@link FileSpoolReader.lines} on large spools.
+   *
+   * @returns The whole text.
+   */
+  async readAll(): Promise<string> {
+    const handle = await open(this.#path, 'r')
+    try {
+      return (await handle.readFile()).toString('utf8')
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * Stream lines `[start, end)` with positioned reads.
+   *
+   * @param start - First 0-based index.
+   * @param end - One past the last index.
+   * @param options - Per-line byte cap.
+   * @returns The lines.
+   */
+  async *lines(start = 0, end = Infinity, options: SpoolLinesOptions = {}): AsyncGenerator<SpoolLine> {
+    const handle = await open(this.#path, 'r')
+    try {
+      const read = async (position: number, length: number): Promise<Uint8Array> => {
+        const buffer = Buffer.allocUnsafe(Math.min(length, SPOOL_CHUNK_BYTES))
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
+        return buffer.subarray(0, bytesRead)
+      }
+      yield* scanLines(this.#index, read, start, end, options.maxLineBytes)
+    } finally {
+      await handle.close()
+    }
+  }
+}
