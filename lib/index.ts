@@ -31,8 +31,25 @@ export * from './artifacts/artifact_tool.js'
 export * from './artifacts/spooled_artifact.js'
 
 // --- sandbox and built-in tools -------------------------------------------------
+export * from './sandbox/sandbox.js'
+export * from './sandbox/network.js'
+export * from './tools/index.js'
 
 // --- providers ----------------------------------------------------------------
+export * from './providers/tool_like.js'
+export * from './providers/tool_name_map.js'
+export * from './providers/provider_tool_set.js'
+export * from './providers/json_schema.js'
+export * from './providers/openai_strict.js'
+export * from './providers/optional_nulls.js'
+export * from './providers/openai.js'
+export * from './providers/anthropic.js'
+export * from './providers/gemini.js'
+export * from './providers/mcp.js'
+export * from './providers/mcp_server.js'
+export * from './providers/call_context.js'
+export * from './providers/tool_result_text.js'
+export * from './providers/ai_sdk.js'
 
 // --- runner and journal ---------------------------------------------------------
 export * from './runner/journal.js'

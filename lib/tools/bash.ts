@@ -1,0 +1,165 @@
+/**
+ * `bash`: run one program inside the sandbox, without a shell.
+ *
+ * @module
+ */
+import { constants } from 'node:fs'
+import { readlink } from 'node:fs/promises'
+import { E_TOOL_COMMAND_FAILED, E_TOOL_FILE_NOT_FOUND, E_TOOL_PATH_INVALID } from '../exceptions.js'
+import { Tool } from '../core/tool.js'
+import { validator, type ObjectSchema } from '../validation.js'
+import { buildSandboxEnv } from '../sandbox/environment.js'
+import { resolveExecutable } from '../sandbox/executable.js'
+import { openInside } from '../sandbox/files.js'
+import { assertOfflineCommand } from '../sandbox/network.js'
+import { resolveInRoot } from '../sandbox/paths.js'
+import { runBounded } from '../sandbox/process.js'
+import type { Sandbox } from '../sandbox/sandbox.js'
+
+/** Longest `cmd`, and longest single argument, in characters. */
+export const MAX_COMMAND_CHARS = 8192
+/** Most arguments one call may pass. */
+export const MAX_COMMAND_ARGS = 128
+
+/** Arguments of `bash`. */
+export interface BashArgs {
+  /** The program: a name looked up in `PATH`, or a path. */
+  cmd: string
+  /**
+   * Its arguments, passed verbatim (no shell parsing).
+   *
+   * @defaultValue []
+   */
+  args?: string[]
+  /** Options. */
+  opts?: {
+    /**
+     * Working directory, relative to the sandbox root.
+     *
+     * @defaultValue the root
+     */
+    cwd?: string
+  }
+}
+
+const noNul = /^[^\0]*$/
+
+const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
+  cmd: validator
+    .string()
+    .min(1)
+    .max(MAX_COMMAND_CHARS)
+    .pattern(noNul, 'no NUL bytes')
+    .required()
+    .description('Executable to run (name on PATH, or a path). No shell: for pipes or redirects use cmd "sh" with args ["-c", "…"]'),
+  args: validator
+    .array()
+    .items(validator.string().allow('').max(MAX_COMMAND_CHARS).pattern(noNul, 'no NUL bytes'))
+    .max(MAX_COMMAND_ARGS)
+    .default([])
+    .description('Arguments, passed to the program verbatim'),
+  opts: validator
+    .object({
+      cwd: validator.string().allow('').description('Working directory, relative to the sandbox root (default: the root)'),
+    })
+    .default({})
+    .description('Options'),
+})
+
+/**
+ * The built-in `bash` tool: runs a program and returns its combined stdout
+ * and stderr.
+ *
+ * @remarks
+ * `cmd` is executed directly (no shell), with `args` verbatim, stdin closed,
+ * the working directory checked against the root (`TOOL_FILE_NOT_FOUND` when
+ * missing), and a scrubbed environment (allow-listed host variables plus
+ * `Sandbox.env`). Output is streamed into a bounded buffer: over
+ * `maxOutputBytes` the head and tail are kept around a `[… N bytes
+ * truncated …]` marker. A non-zero exit is `TOOL_COMMAND_FAILED` with
+ * `{ exitCode, signal, output }`; after `timeoutMs` the whole process tree is
+ * SIGKILLed and `TOOL_TIMEOUT` carries the partial output; aborting the
+ * context does the same with `TOOL_ABORTED`; an unknown program is
+ * `TOOL_COMMAND_NOT_FOUND`. With `allowNetwork: false`, network commands are
+ * refused before spawning (`TOOL_NETWORK_DISABLED`,
+ * `TOOL_GIT_REMOTE_DISABLED`) and, where the kernel allows, the program runs
+ * in an empty network namespace and its own PID namespace (see
+ * `Sandbox.isolation`). Only the working directory is sandboxed: the program
+ * itself can name any path, so this is not a file-system jail.
+ * `sideEffect: true`, `idempotent: false`.
+ */
+export class BashTool extends Tool<any, BashArgs> {
+  /**
+   * @param sandbox - The sandbox whose root and limits apply.
+   */
+  constructor(sandbox: Sandbox) {
+    super({
+      name: 'bash',
+      description:
+        'Run one program inside the sandbox and return its combined stdout and stderr. There is NO shell: `cmd` is the program and `args` its arguments; ' +
+        'for pipes, redirects or globbing use { "cmd": "sh", "args": ["-c", "…"] }. `opts.cwd` is relative to the sandbox root. ' +
+        `Non-zero exits are errors carrying the output; commands are killed after ${sandbox.timeoutMs} ms.` +
+        (sandbox.allowNetwork ? '' : ' Network access is disabled.'),
+      inputSchema: bashSchema,
+      sideEffect: true,
+      idempotent: false,
+      // All four parameters are declared on purpose: see Tool's idempotency-key warning.
+      handler: async ({ cmd, args = [], opts = {} }, _ctx, _meta, call) => {
+        if (!sandbox.allowNetwork) assertOfflineCommand(cmd, args)
+        const cwdInput = opts.cwd === undefined || opts.cwd === '' ? '.' : opts.cwd
+        const resolved = await resolveInRoot(sandbox, cwdInput)
+        if (resolved.stats === undefined) {
+          throw new E_TOOL_FILE_NOT_FOUND(`The working directory ${JSON.stringify(cwdInput)} does not exist`, {
+            details: { path: cwdInput },
+          })
+        }
+        if (!resolved.stats.isDirectory()) {
+          throw new E_TOOL_PATH_INVALID(`The working directory ${JSON.stringify(cwdInput)} is not a directory`, {
+            details: { path: cwdInput },
+          })
+        }
+        // Hold the checked directory open and start the program in it through
+        // /proc/self/fd, so swapping the path for a symlink now cannot move it.
+        const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
+        try {
+          const env: Record<string, string> = { ...buildSandboxEnv(process.env, sandbox.env), PWD: resolved.absolute }
+          const file = await resolveExecutable(cmd, resolved.absolute, env.PATH ?? '')
+          const isolation = sandbox.isolation
+          const procCwd = `/proc/self/fd/${directory.fd}`
+          const result = await runBounded({
+            file,
+            args,
+            cwd: (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute,
+            env,
+            maxOutputBytes: sandbox.maxOutputBytes,
+            timeoutMs: sandbox.timeoutMs,
+            signal: call.signal,
+            mergeStderr: true,
+            mode: 'headTail',
+            isolate: { network: isolation.network, pid: isolation.pid },
+            label: `\`${cmd}\``,
+          })
+          if (result.exitCode === 0) return result.output
+          const how = result.exitCode === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited with code ${result.exitCode}`
+          throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${result.output}`, {
+            details: { exitCode: result.exitCode, signal: result.signal, output: result.output },
+          })
+        } finally {
+          await directory.close().catch(() => undefined)
+        }
+      },
+    })
+  }
+}
+
+let procCwdWorks: boolean | undefined
+
+async function usableProcCwd(candidate: string): Promise<boolean> {
+  if (procCwdWorks === undefined) {
+    procCwdWorks = await readlink(candidate).then(
+      () => true,
+      () => false,
+    )
+  }
+  return procCwdWorks
+}

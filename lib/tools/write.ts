@@ -1,0 +1,86 @@
+/**
+ * `write`: create or replace one file inside the sandbox, atomically.
+ *
+ * @module
+ */
+import { E_TOOL_CONTENT_TOO_LARGE } from '../exceptions.js'
+import { Tool } from '../core/tool.js'
+import { sha256Hex } from '../utils/hash.js'
+import { validator, type ObjectSchema } from '../validation.js'
+import { writeFileAtomic } from '../sandbox/files.js'
+import { assertValidPathInput, resolveInRoot } from '../sandbox/paths.js'
+import type { Sandbox } from '../sandbox/sandbox.js'
+import { assertNotAborted } from './cancel.js'
+
+/** Arguments of `write`. */
+export interface WriteArgs {
+  /** Destination path, relative to the sandbox root or absolute inside it. */
+  path: string
+  /** The complete new content of the file. */
+  content: string
+}
+
+/** What events, logs and journals record for a `write` call instead of its content. */
+export interface RedactedWriteArgs {
+  /** The destination path as given. */
+  path: string
+  /** UTF-8 size of the content. */
+  contentBytes: number
+  /** SHA-256 of the content, hex. */
+  contentHash: string
+}
+
+const writeSchema: ObjectSchema<WriteArgs> = validator.object<WriteArgs>({
+  path: validator.string().allow('').required().description('Destination file path, relative to the sandbox root'),
+  content: validator.string().allow('').required().description('The complete new content of the file (UTF-8)'),
+})
+
+/**
+ * The built-in `write` tool: creates or replaces a file and returns `"ok"`.
+ *
+ * @remarks
+ * Content over `maxOutputBytes` is refused (`TOOL_CONTENT_TOO_LARGE`) before
+ * the disk is touched. Missing parent directories are created. The file is
+ * written to a temp file beside it and renamed into place, so it is never
+ * seen half-written; an existing file keeps its mode. Refuses paths outside
+ * the root, dangling symlinks, hard-linked files (`TOOL_PATH_ESCAPE`) and
+ * non-regular targets (`TOOL_NOT_A_FILE`). Events and journals record
+ * `{ path, contentBytes, contentHash }`, never the content.
+ * `sideEffect: true`, `idempotent: false`.
+ */
+export class WriteTool extends Tool<any, WriteArgs> {
+  /**
+   * @param sandbox - The sandbox whose root and limits apply.
+   */
+  constructor(sandbox: Sandbox) {
+    super({
+      name: 'write',
+      description:
+        'Create or overwrite a file inside the sandbox with the given content (parent directories are created). ' +
+        'Returns "ok". Use edit for small changes to an existing file.',
+      inputSchema: writeSchema,
+      sideEffect: true,
+      idempotent: false,
+      redact: ({ path, content }): RedactedWriteArgs => ({
+        path,
+        contentBytes: Buffer.byteLength(content),
+        contentHash: sha256Hex(content),
+      }),
+      // All four parameters are declared on purpose: see Tool's idempotency-key warning.
+      handler: async ({ path, content }, _ctx, _meta, call) => {
+        assertValidPathInput(path)
+        const data = Buffer.from(content, 'utf8')
+        if (data.length > sandbox.maxOutputBytes) {
+          throw new E_TOOL_CONTENT_TOO_LARGE(
+            `The content is ${data.length} bytes, over the ${sandbox.maxOutputBytes}-byte limit; write the file in smaller pieces or generate it with bash`,
+            { details: { path, contentBytes: data.length, limit: sandbox.maxOutputBytes } },
+          )
+        }
+        const resolved = await resolveInRoot(sandbox, path)
+        assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
+        await writeFileAtomic(resolved, data)
+        return 'ok'
+      },
+    })
+  }
+}
