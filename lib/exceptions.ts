@@ -375,3 +375,10 @@ export class E_NOT_A_TOOL extends BaseException {
   static override status = 500
   static override message = 'Not a tool or a tool description'
 }
+
+/** A query on an artifact cannot be answered: a JSON path or Markdown heading that does not exist, text that is not JSON. */
+export class E_ARTIFACT_QUERY_FAILED extends BaseException {
+  static override code = 'E_ARTIFACT_QUERY_FAILED'
+  static override status = 422
+  static override message = 'Artifact query failed'
+}

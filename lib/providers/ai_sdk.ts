@@ -1,0 +1,194 @@
+/**
+ * `toAiSdkTools`: tools as the record the Vercel AI SDK's `generateText({ tools })`
+ * and `streamText({ tools })` take, without importing `ai`.
+ *
+ * @module
+ */
+import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import type { DispatchContext } from '../core/dispatch_context.js'
+import type { Tool } from '../core/tool.js'
+import { toolList, type ToolCollection } from '../core/tool_collection.js'
+import { BaseException, errorSummary } from '../exceptions.js'
+import { createCallContext } from './call_context.js'
+import { toJsonSchema, type JsonSchema } from './json_schema.js'
+import { dropOptionalNulls } from './optional_nulls.js'
+import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
+import { toolResultToText } from './tool_result_text.js'
+
+/** The AI SDK's marker for a ready JSON Schema (`jsonSchema()` sets it); a registered symbol, so shared across copies of `ai`. */
+const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema')
+
+/** A Standard Schema validation result. */
+export type StandardValidationResult =
+  | { readonly value: unknown; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey> }> }
+
+/**
+ * The input schema of an {@link AiSdkTool}.
+ *
+ * @remarks
+ * At run time the object is what the AI SDK's own `jsonSchema(schema)`
+ * returns (the SDK then sends `jsonSchema` to the model unchanged), and it
+ * also implements Standard Schema and Standard JSON Schema (`~standard`),
+ * which is how its type fits `FlexibleSchema` without this package
+ * depending on `ai`'s types.
+ */
+export interface AiSdkInputSchema {
+  /** The JSON Schema the model receives (draft 2020-12, from `toJsonSchema`). */
+  readonly jsonSchema: JsonSchema
+  /** Standard Schema v1 and Standard JSON Schema v1. */
+  readonly '~standard': {
+    /** Standard Schema version. */
+    readonly version: 1
+    /** `'toolsmith'`. */
+    readonly vendor: string
+    /** Validates with the tool's joi schema (`convert: false`, optional `null`s dropped first). */
+    readonly validate: (value: unknown) => Promise<StandardValidationResult>
+    /** Standard JSON Schema converters; both return {@link AiSdkInputSchema.jsonSchema}. */
+    readonly jsonSchema: {
+      /** The input schema. */
+      readonly input: (options?: unknown) => JsonSchema
+      /** Same as `input`: tools have no output schema. */
+      readonly output: (options?: unknown) => JsonSchema
+    }
+  }
+}
+
+/** What the AI SDK passes a tool's `execute` (a subset of its `ToolExecutionOptions`). */
+export interface AiSdkToolCallOptions {
+  /** The SDK's id of the call. */
+  toolCallId: string
+  /** Fires when the `generateText` call is aborted. */
+  abortSignal?: AbortSignal
+}
+
+/** One entry of the record {@link toAiSdkTools} returns: an AI SDK `Tool`. */
+export interface AiSdkTool {
+  /** What the model reads. */
+  description: string
+  /** The arguments' schema. */
+  inputSchema: AiSdkInputSchema
+  /** Runs the tool through `tool.executor(ctx)`; resolves to the result as text. */
+  execute: (input: unknown, options: AiSdkToolCallOptions) => Promise<string>
+}
+
+/** Options of {@link toAiSdkTools}. */
+export interface AiSdkToolsOptions {
+  /**
+   * Name map for the record's keys; defaults to a fresh one for the
+   * `portable` rule (legal for every provider the SDK can talk to).
+   */
+  names?: ToolNameMap
+  /**
+   * Drop the `null`s a model sends for optional properties (see
+   * `dropOptionalNulls`) before validating; needed when the SDK's provider
+   * sends strict schemas.
+   *
+   * @defaultValue true
+   */
+  dropOptionalNulls?: boolean
+}
+
+/**
+ * Turn tools into the record `generateText({ tools })` takes.
+ *
+ * @remarks
+ * - `ai` is an optional peer: nothing here imports it. Each schema is the
+ *   object the SDK's `jsonSchema()` builds (marked with the registered symbol
+ *   `Symbol.for('vercel.ai.schema')`), so the SDK sends our JSON Schema as
+ *   is, and it also implements Standard Schema for type compatibility.
+ * - The SDK does not validate: each call runs `tool.executor(ctx)` with a
+ *   per-call context (see `createCallContext`) whose `toolCallId` is the
+ *   SDK's and whose `abortSignal` fires when either `ctx` or the SDK's
+ *   `abortSignal` does; optional `null`s are dropped first.
+ * - A failure is rethrown as the same exception class with its code in front
+ *   of the message (`E_INVALID_TOOL_ARGS: …`, `E_TOOL_DOWNSTREAM_ERROR: read
+ *   failed: TOOL_FILE_NOT_FOUND: …`): the SDK turns a throwing `execute` into
+ *   a `tool-error` the model reads in the next step, never a crash.
+ * - Keys are the tools' names, renamed through `options.names` when a
+ *   provider would reject them.
+ *
+ * @param tools - An array, record or `ToolRegistry` of tools.
+ * @param ctx - The turn's context: its events fire for every call.
+ * @param options - Name map and null handling.
+ * @returns A record of AI SDK tools keyed by (provider-legal) name.
+ *
+ * @example
+ * ```ts
+ * import { generateText, stepCountIs } from 'ai'
+ * const ctx = createDispatchContext()
+ * const result = await generateText({
+ *   model, prompt: 'Fix the failing test',
+ *   tools: toAiSdkTools(createTools({ rootDir }), ctx),
+ *   stopWhen: stepCountIs(10),
+ * })
+ * ```
+ */
+export function toAiSdkTools(
+  tools: ToolCollection,
+  ctx: DispatchContext,
+  options: AiSdkToolsOptions = {},
+): Record<string, AiSdkTool> {
+  const list = toolList(tools)
+  const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.portable, list.map((t) => t.name))
+  const dropNulls = options.dropOptionalNulls !== false
+  return Object.fromEntries(list.map((tool) => [names.toProvider(tool.name), toAiSdkTool(tool, ctx, dropNulls)]))
+}
+
+function toAiSdkTool(tool: Tool<SpooledArtifact>, ctx: DispatchContext, dropNulls: boolean): AiSdkTool {
+  const prepare = (input: unknown): unknown => (dropNulls ? dropOptionalNulls(tool, input) : input)
+  return {
+    description: tool.description,
+    inputSchema: inputSchemaOf(tool, prepare),
+    execute: async (input, { toolCallId, abortSignal }) => {
+      const callCtx = createCallContext(ctx, { toolCallId, signal: abortSignal })
+      try {
+        return await toolResultToText(await tool.executor(callCtx)(prepare(input)))
+      } catch (error) {
+        throw withCodeInMessage(error)
+      }
+    },
+  }
+}
+
+function inputSchemaOf(tool: Tool<SpooledArtifact>, prepare: (input: unknown) => unknown): AiSdkInputSchema {
+  let json: JsonSchema | undefined
+  const schema = (): JsonSchema => (json ??= toJsonSchema(tool.inputSchema))
+  return {
+    [AI_SDK_SCHEMA]: true,
+    _type: undefined,
+    get jsonSchema() {
+      return schema()
+    },
+    // Present but empty on purpose: the executor validates, so failures carry our error codes.
+    validate: undefined,
+    '~standard': {
+      version: 1,
+      vendor: 'toolsmith',
+      validate: async (value: unknown): Promise<StandardValidationResult> => {
+        try {
+          return { value: await tool.validate(prepare(value)) }
+        } catch (error) {
+          return { issues: [{ message: errorSummary(error) }] }
+        }
+      },
+      jsonSchema: { input: schema, output: schema },
+    },
+  } as AiSdkInputSchema
+}
+
+/** The same exception, with `CODE: ` in front of its message: the SDK shows the model only `error.message`. */
+function withCodeInMessage(error: unknown): unknown {
+  if (!(error instanceof BaseException)) return error
+  const Exception = error.constructor as new (message: string, options: object) => BaseException<unknown>
+  try {
+    return new Exception(errorSummary(error), {
+      cause: error.cause,
+      details: error.details,
+      code: error.code,
+      status: error.status,
+    })
+  } catch {
+    return error
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * `createCallContext`: the per-call view of a turn's context that a provider
+ * adapter hands to `tool.executor()`.
+ *
+ * @module
+ */
+import type { DispatchContext } from '../core/dispatch_context.js'
+
+/**
+ * A {@link DispatchContext} for one provider tool call: the turn's identity
+ * and events, a signal that also fires when the provider cancels the call,
+ * and the provider's id for the call.
+ *
+ * @remarks
+ * A handler receives it as its `ctx` parameter, so it can read
+ * `toolCallId` (e.g. to correlate logs with the AI SDK's or MCP's records).
+ */
+export interface ProviderCallContext extends DispatchContext {
+  /** The provider's id of this call (the AI SDK's `toolCallId`, MCP's JSON-RPC request id). */
+  readonly toolCallId: string
+}
+
+/**
+ * Derive a per-call context from a turn's context.
+ *
+ * @param ctx - The turn's context; its events, id and idempotency scope are used as they are.
+ * @param call - The provider's call id and optional cancellation signal.
+ * @returns A context whose `abortSignal` fires when either `ctx.abortSignal` or `call.signal` does.
+ */
+export function createCallContext(
+  ctx: DispatchContext,
+  call: { toolCallId: string; signal?: AbortSignal | undefined },
+): ProviderCallContext {
+  const abortSignal = call.signal ? AbortSignal.any([ctx.abortSignal, call.signal]) : ctx.abortSignal
+  return {
+    id: ctx.id,
+    idempotencyScope: ctx.idempotencyScope,
+    abortSignal,
+    toolCallId: call.toolCallId,
+    emitToolExecutionStart: (event) => ctx.emitToolExecutionStart(event),
+    emitToolExecutionEnd: (event) => ctx.emitToolExecutionEnd(event),
+  }
+}

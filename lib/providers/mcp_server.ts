@@ -1,0 +1,104 @@
+/**
+ * `createMcpServer`: serve tools over the Model Context Protocol with the
+ * SDK's low-level `Server`.
+ *
+ * @module
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import { createDispatchContext, type DispatchContext } from '../core/dispatch_context.js'
+import type { Tool } from '../core/tool.js'
+import { toolList, type ToolCollection } from '../core/tool_collection.js'
+import { errorSummary } from '../exceptions.js'
+import { createCallContext } from './call_context.js'
+import { toMcpTool } from './mcp.js'
+import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
+import { toolResultToText } from './tool_result_text.js'
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** Server name reported in `initialize`. */
+  name: string
+  /** Server version reported in `initialize`. */
+  version: string
+  /** Instructions the client may show the model. */
+  instructions?: string
+  /**
+   * The context every call runs against (each call gets a child with its own
+   * signal, cancelled when the client cancels the request).
+   *
+   * @defaultValue a fresh `createDispatchContext()`
+   */
+  context?: DispatchContext
+  /**
+   * `openWorldHint` for tools that do not set `meta.mcp.openWorldHint`.
+   *
+   * @defaultValue false
+   */
+  openWorldHint?: boolean
+}
+
+/**
+ * Create an MCP server for a set of tools.
+ *
+ * @remarks
+ * The server answers `tools/list` with {@link toMcpTool} definitions and
+ * `tools/call` by running the tool through `tool.executor(ctx)`, so calls get
+ * the same validation, events and error wrapping as anywhere else. Failures
+ * are results, not protocol errors: invalid arguments and tool errors come
+ * back as `isError: true` with `CODE: message` text (e.g.
+ * `E_TOOL_DOWNSTREAM_ERROR: read failed: TOOL_FILE_NOT_FOUND: …`), so the
+ * model can correct itself. Only an unknown tool name is a protocol error
+ * (`InvalidParams`). A `ToolRegistry` is read on every request, so hiding or
+ * registering a tool changes what the next `tools/list` returns.
+ *
+ * @param tools - An array, record or `ToolRegistry` of tools.
+ * @param options - Name, version and optional context.
+ * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
+ *
+ * @example
+ * ```ts
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+ * const server = createMcpServer(createTools({ rootDir: process.cwd() }), { name: 'toolsmith', version: '1.0.0' })
+ * await server.connect(new StdioServerTransport())
+ * ```
+ */
+export function createMcpServer(tools: ToolCollection, options: McpServerOptions): Server {
+  const server = new Server(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+  )
+  const context = options.context ?? createDispatchContext()
+  const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
+  const current = (): Tool<SpooledArtifact>[] => {
+    const list = toolList(tools)
+    for (const tool of list) if (names.isLegal(tool.name)) names.toProvider(tool.name)
+    return list
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: current().map((tool) => toMcpTool(tool, { names, openWorldHint: options.openWorldHint })),
+  }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const list = current()
+    const name = names.fromProvider(request.params.name) ?? request.params.name
+    const tool = list.find((t) => t.name === name)
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
+    const ctx = createCallContext(context, { toolCallId: String(extra.requestId), signal: extra.signal })
+    try {
+      const result = await tool.executor(ctx)(request.params.arguments ?? {})
+      return { content: [{ type: 'text', text: await toolResultToText(result) }] }
+    } catch (error) {
+      return { isError: true, content: [{ type: 'text', text: errorSummary(error) }] }
+    }
+  })
+  return server
+}
