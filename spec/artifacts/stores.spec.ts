@@ -1,0 +1,258 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  FileSpoolStore,
+  InMemorySpoolStore,
+  LineIndexBuilder,
+  MemorySpoolReader,
+  isSpoolReader,
+  type SpoolInput,
+  type SpoolReader,
+  type SpoolStore,
+} from '../../lib/index.js'
+
+/** The line rules, written the naive way. */
+function referenceLines(text: string): string[] {
+  if (text === '') return []
+  const parts = text.split('\n')
+  if (text.endsWith('\n')) parts.pop()
+  return parts.map((p) => (p.endsWith('\r') ? p.slice(0, -1) : p))
+}
+
+async function allLines(reader: SpoolReader): Promise<string[]> {
+  const out: string[] = []
+  for await (const line of reader.lines!()) out.push(line.text)
+  return out
+}
+
+function webStream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!)
+      else controller.close()
+    },
+  })
+}
+
+const tempDirs: string[] = []
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+function fileStore(): FileSpoolStore {
+  const dir = mkdtempSync(join(tmpdir(), 'toolsmith-spec-spool-'))
+  tempDirs.push(dir)
+  return new FileSpoolStore({ dir })
+}
+
+const stores: [string, () => SpoolStore][] = [
+  ['InMemorySpoolStore', () => new InMemorySpoolStore()],
+  ['FileSpoolStore', fileStore],
+]
+
+describe.each(stores)('%s', (_name, makeStore) => {
+  const cases: [string, string][] = [
+    ['empty', ''],
+    ['one newline', '\n'],
+    ['trailing newline', 'a\nb\n'],
+    ['no trailing newline', 'a\nb'],
+    ['CRLF', 'one\r\ntwo\r\nthree'],
+    ['blank lines', '\n\nx\n\n'],
+    ['multi-byte', 'héllo\n€uro\n𝄞 clef'],
+    ['lone CR kept inside a line', 'a\rb\nc'],
+  ]
+
+  it.each(cases)('round-trips a string: %s', async (_label, text) => {
+    const reader = await makeStore().write('id', text)
+    expect(await reader.readAll()).toBe(text)
+    expect(await reader.byteLength()).toBe(Buffer.byteLength(text))
+    const expected = referenceLines(text)
+    expect(await reader.lineCount()).toBe(expected.length)
+    expect(await allLines(reader)).toEqual(expected)
+    for (let i = 0; i < expected.length; i++) expect(await reader.line(i)).toBe(expected[i])
+    expect(await reader.line(expected.length)).toBeUndefined()
+    expect(await reader.line(-1)).toBeUndefined()
+  })
+
+  it('round-trips bytes without aliasing the caller buffer', async () => {
+    const bytes = new TextEncoder().encode('x\ny\n')
+    const reader = await makeStore().write('id', bytes)
+    bytes[0] = 0x7a // 'z'
+    expect(await reader.line(0)).toBe('x')
+  })
+
+  it('round-trips a web ReadableStream with a multi-byte character split across chunks', async () => {
+    const encoded = new TextEncoder().encode('a€b\n𝄞\n')
+    // '€' is 3 bytes at 1..3 and '𝄞' 4 bytes at 5..8: split inside both.
+    const chunks = [encoded.subarray(0, 2), encoded.subarray(2, 6), encoded.subarray(6)]
+    const reader = await makeStore().write('id', webStream(chunks))
+    expect(await allLines(reader)).toEqual(['a€b', '𝄞'])
+    expect(await reader.readAll()).toBe('a€b\n𝄞\n')
+  })
+
+  it('splits CRLF across chunks', async () => {
+    const reader = await makeStore().write('id', webStream([Buffer.from('a\r'), Buffer.from('\nb\r'), Buffer.from('\n')]))
+    expect(await allLines(reader)).toEqual(['a', 'b'])
+  })
+
+  it('accepts a Node Readable and string chunks', async () => {
+    const reader = await makeStore().write('id', Readable.from(['one\nt', 'wo\n', Buffer.from('three')]))
+    expect(await allLines(reader)).toEqual(['one', 'two', 'three'])
+  })
+
+  it('read() returns the stored reader, write() replaces, delete() forgets', async () => {
+    const store = makeStore()
+    expect(store.read('id')).toBeUndefined()
+    await store.write('id', 'first')
+    expect(await store.read('id')!.readAll()).toBe('first')
+    await store.write('id', 'second\n')
+    expect(await store.read('id')!.readAll()).toBe('second\n')
+    expect(await store.delete('id')).toBe(true)
+    expect(await store.delete('id')).toBe(false)
+    expect(store.read('id')).toBeUndefined()
+  })
+
+  it('cuts long lines on a character boundary when asked', async () => {
+    const line = '€'.repeat(10) // 30 bytes
+    const reader = await makeStore().write('id', `${line}\nshort`)
+    const out = []
+    for await (const l of reader.lines!(0, 2, { maxLineBytes: 8 })) out.push(l)
+    expect(out[0]).toEqual({ index: 0, text: '€€', byteLength: 30, truncated: true })
+    expect(out[1]).toEqual({ index: 1, text: 'short', byteLength: 5, truncated: false })
+  })
+
+  it('matches the reference line rules for any text in any chunking (property)', async () => {
+    const piece = fc.constantFrom('a', 'é', '€', '𝄞', '\n', '\r', '\r\n', ' ', 'xyz')
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 60 }), fc.array(fc.nat(40), { maxLength: 8 }), async (pieces, cuts) => {
+        const text = pieces.join('')
+        const bytes = Buffer.from(text)
+        const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b)
+        const chunks: Uint8Array[] = []
+        let at = 0
+        for (const p of [...points, bytes.length]) {
+          chunks.push(bytes.subarray(at, p))
+          at = p
+        }
+        const reader = await makeStore().write('p', webStream(chunks))
+        expect(await allLines(reader)).toEqual(referenceLines(text))
+        expect(await reader.lineCount()).toBe(referenceLines(text).length)
+        expect(await reader.readAll()).toBe(text)
+      }),
+      { numRuns: 60 },
+    )
+  })
+})
+
+describe('FileSpoolStore', () => {
+  it('creates a fresh temp folder by default and keeps bytes on disk', async () => {
+    const store = new FileSpoolStore()
+    try {
+      expect(existsSync(store.dir)).toBe(true)
+      expect(store.dir.startsWith(tmpdir())).toBe(true)
+      const reader = (await store.write('../../escape?', 'payload\n')) as SpoolReader & { path: string }
+      expect(reader.path.startsWith(store.dir)).toBe(true)
+      expect(statSync(reader.path).size).toBe(8)
+    } finally {
+      await store.clear()
+    }
+    expect(existsSync(store.dir)).toBe(false)
+  })
+
+  it('a deleted spool fails cleanly when read', async () => {
+    const store = fileStore()
+    const reader = await store.write('x', 'a\nb')
+    await store.delete('x')
+    await expect(reader.line(0)).rejects.toThrow(/ENOENT/)
+  })
+
+  it('removes the temp file when the input stream fails', async () => {
+    const store = fileStore()
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(Buffer.from('partial'))
+        controller.error(new Error('producer died'))
+      },
+    })
+    await expect(store.write('x', failing)).rejects.toThrow('producer died')
+    expect(store.read('x')).toBeUndefined()
+    const { readdirSync } = await import('node:fs')
+    expect(readdirSync(store.dir)).toEqual([])
+  })
+
+  it('stores a large generated stream (~80 MB, 1M lines) and reads lines from the middle and the end', async () => {
+    const total = 1_000_000
+    const lineText = (i: number): string => `${i}:${'é'.repeat(i % 7)}${'x'.repeat(40 + (i % 50))}`
+    let next = 0
+    let expectedBytes = 0
+    let produced = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next >= total) {
+          controller.close()
+          return
+        }
+        const parts: string[] = []
+        for (let n = 0; n < 8_000 && next < total; n++, next++) parts.push(lineText(next) + '\n')
+        const bytes = Buffer.from(parts.join(''))
+        expectedBytes += bytes.length
+        // Split at an odd offset so chunk boundaries fall inside lines (and some inside 'é').
+        const cut = 1 + (produced++ * 7919) % (bytes.length - 1)
+        controller.enqueue(bytes.subarray(0, cut))
+        controller.enqueue(bytes.subarray(cut))
+      },
+    })
+    const store = fileStore()
+    const reader = (await store.write('big', stream)) as SpoolReader & { path: string }
+    expect(await reader.lineCount()).toBe(total)
+    expect(await reader.byteLength()).toBe(expectedBytes)
+    expect(statSync(reader.path).size).toBe(expectedBytes)
+    expect(expectedBytes).toBeGreaterThan(50 * 1024 * 1024)
+    for (const i of [0, 1, 1023, 1024, 1025, 499_999, 500_000, 777_777, total - 2, total - 1]) {
+      expect(await reader.line(i)).toBe(lineText(i))
+    }
+    expect(await reader.line(total)).toBeUndefined()
+    const window: string[] = []
+    for await (const line of reader.lines!(654_320, 654_325)) window.push(line.text)
+    expect(window).toEqual([654_320, 654_321, 654_322, 654_323, 654_324].map(lineText))
+  })
+})
+
+describe('MemorySpoolReader and LineIndexBuilder', () => {
+  it('MemorySpoolReader.from works on strings and is a spool reader', async () => {
+    const reader = MemorySpoolReader.from('a\nb')
+    expect(isSpoolReader(reader)).toBe(true)
+    expect(isSpoolReader({ line() {} })).toBe(false)
+    expect(await reader.line(1)).toBe('b')
+  })
+
+  it('keeps the index sparse: about one checkpoint per 1024 lines', () => {
+    const builder = new LineIndexBuilder()
+    for (let i = 0; i < 100; i++) builder.push(Buffer.from('x\n'.repeat(1000)))
+    const index = builder.finish()
+    expect(index.lineCount).toBe(100_000)
+    expect(index.checkpointLines.length).toBeLessThanOrEqual(100_000 / 1024 + 2)
+    expect(index.checkpointLines[0]).toBe(0)
+    expect(index.checkpointOffsets[1]).toBe(index.checkpointLines[1]! * 2)
+  })
+
+  it('adds checkpoints every 64 KiB for long lines', () => {
+    const builder = new LineIndexBuilder()
+    const line = 'y'.repeat(10_000) + '\n'
+    builder.push(Buffer.from(line.repeat(100)))
+    const index = builder.finish()
+    expect(index.checkpointLines.length).toBeGreaterThan(10)
+    for (let k = 0; k < index.checkpointLines.length; k++) {
+      expect(index.checkpointOffsets[k]).toBe(index.checkpointLines[k]! * 10_001)
+    }
+  })
+})
+
+// Inputs of every accepted kind type-check as SpoolInput.
+const _inputs: SpoolInput[] = ['s', new Uint8Array(), webStream([]), Readable.from([]), [Buffer.from('x')]]
+void _inputs
