@@ -238,25 +238,7 @@ export function errorToJson(error: unknown, maxOutputBytes = DEFAULT_JOURNAL_MAX
   return capJson(safeJson(describeCause(error)), maxOutputBytes)
 }
 
-/** Byte size and SHA-256 of a piece of text: what a journal stores instead of the text. */
-export interface RedactedText {
-  /** UTF-8 byte length. */
-  bytes: number
-  /** Hex SHA-256 of the UTF-8 bytes. */
-  sha256: string
-}
-
-/**
- * Describe text by size and hash only.
- *
- * @param text - The text to hide.
- * @returns `{ bytes, sha256 }`.
- */
-export function redactText(text: string): RedactedText {
-  return { bytes: Buffer.byteLength(text, 'utf8'), sha256: sha256Hex(text) }
-}
-
-/** The fields the built-in `write` and `edit` tools carry file content in. */
+/** The field of the built-in `write` and `edit` tools that carries file content. */
 const CONTENT_FIELDS: Readonly<Record<string, string>> = { write: 'content', edit: 'patch' }
 
 /** What {@link redactToolInput} needs of a tool. */
@@ -271,10 +253,11 @@ export interface RedactableTool {
  * The args as a journal stores them.
  *
  * @remarks
- * Uses the tool's own `redact` when it has one. Without it, the content field
- * of `write` (`content`) and `edit` (`patch`) is replaced by its byte size and
- * SHA-256, so file content never reaches a journal even for a tool that forgot
- * to redact, or for args that failed validation.
+ * Uses the tool's own `redact` when it has one (the built-in `write` and
+ * `edit` store `{ path, contentBytes, contentHash }` and
+ * `{ path, patchBytes, patchHash }`). Without one, or when it throws on args
+ * that failed validation, the same is done by name for `write` (`content`)
+ * and `edit` (`patch`), so file content never reaches a journal.
  *
  * @param tool - The tool, or just its name and `redact`.
  * @param args - The args (validated or raw).
@@ -290,10 +273,11 @@ export function redactToolInput(tool: RedactableTool, args: unknown): unknown {
   }
   const field = CONTENT_FIELDS[tool.name]
   if (field && args !== null && typeof args === 'object' && !Array.isArray(args)) {
-    const record = args as Record<string, unknown>
-    const value = record[field]
-    if (typeof value === 'string') return { ...record, [field]: redactText(value) }
-    if (field in record) return { ...record, [field]: '[redacted]' }
+    const { [field]: value, ...rest } = args as Record<string, unknown>
+    if (typeof value === 'string') {
+      return { ...rest, [`${field}Bytes`]: Buffer.byteLength(value, 'utf8'), [`${field}Hash`]: sha256Hex(value) }
+    }
+    if (value !== undefined) return { ...rest, [field]: '[redacted]' }
   }
   return args
 }

@@ -78,7 +78,7 @@ describe('journal helpers', () => {
   it('redacts write/edit content to byte size and SHA-256', () => {
     const content = 'secret file content'
     const redacted = redactToolInput({ name: 'write' }, { path: 'a.txt', content }) as Record<string, any>
-    expect(redacted).toEqual({ path: 'a.txt', content: { bytes: content.length, sha256: sha256Hex(content) } })
+    expect(redacted).toEqual({ path: 'a.txt', contentBytes: content.length, contentHash: sha256Hex(content) })
     expect(JSON.stringify(redacted)).not.toContain('secret')
     expect(redactToolInput({ name: 'x', redact: () => 'mine' }, { a: 1 })).toBe('mine')
   })

@@ -1,0 +1,140 @@
+/**
+ * Adapter for the Anthropic Messages API.
+ *
+ * @module
+ */
+import { toAnthropicTools, type AnthropicTool } from '../../providers/anthropic.js'
+import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
+import { unmapCall } from './shared.js'
+
+/** A content block of an Anthropic message, as the adapter writes it. */
+export type AnthropicContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
+
+/** An Anthropic message: roles alternate, tool results travel in user messages. */
+export interface AnthropicMessage {
+  /** `user` or `assistant`. */
+  role: 'user' | 'assistant'
+  /** The content blocks. */
+  content: AnthropicContentBlock[]
+}
+
+/** The part of a Messages request the adapter fills in; add `model`, `max_tokens` and any other settings. */
+export interface AnthropicRequestBody {
+  /** The system prompt, when one was given. */
+  system?: string
+  /** The conversation. */
+  messages: AnthropicMessage[]
+  /** The tool definitions; absent when no tool is offered. */
+  tools?: AnthropicTool[]
+}
+
+/** The part of a Messages response the adapter reads. */
+export interface AnthropicResponseLike {
+  /** The content blocks; `text` and `tool_use` are used, others ignored. */
+  content: { type: string; text?: string; id?: string; name?: string; input?: unknown }[]
+}
+
+/** Options of {@link anthropicModel}. */
+export interface AnthropicModelOptions {
+  /** The system prompt. */
+  system?: string
+}
+
+/**
+ * Our messages as Anthropic messages: tool results become `tool_result`
+ * blocks of a user message, and consecutive messages of one role are merged,
+ * as the API requires.
+ *
+ * @param messages - The neutral conversation.
+ * @param toProviderName - Maps a tool name to the provider's.
+ * @returns The provider's messages.
+ */
+export function toAnthropicMessages(
+  messages: readonly Message[],
+  toProviderName: (name: string) => string = (n) => n,
+): AnthropicMessage[] {
+  const out: AnthropicMessage[] = []
+  const push = (role: AnthropicMessage['role'], blocks: AnthropicContentBlock[]): void => {
+    if (blocks.length === 0) return
+    const last = out.at(-1)
+    if (last?.role === role) last.content.push(...blocks)
+    else out.push({ role, content: blocks })
+  }
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      push('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId ?? '',
+          content: message.content,
+          ...(message.isError ? { is_error: true } : {}),
+        },
+      ])
+    } else if (message.role === 'assistant') {
+      const blocks: AnthropicContentBlock[] = message.content ? [{ type: 'text', text: message.content }] : []
+      for (const call of message.toolCalls ?? []) {
+        blocks.push({ type: 'tool_use', id: call.id, name: toProviderName(call.name), input: call.args ?? {} })
+      }
+      push('assistant', blocks)
+    } else {
+      push('user', [{ type: 'text', text: message.content }])
+    }
+  }
+  return out
+}
+
+/**
+ * An Anthropic response in the neutral shape.
+ *
+ * @param response - The provider's response.
+ * @param fromProviderName - Maps a provider tool name back to the tool's name.
+ * @returns `{ text, toolCalls }`.
+ */
+export function fromAnthropicResponse(
+  response: AnthropicResponseLike,
+  fromProviderName: (name: string) => string | undefined = (n) => n,
+): ModelResponse {
+  const blocks = response?.content ?? []
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('')
+  const toolCalls: ModelToolCall[] = blocks
+    .filter((b) => b.type === 'tool_use')
+    .map((b) => unmapCall({ id: b.id ?? '', name: b.name ?? '', args: b.input ?? {} }, fromProviderName))
+  return { text, toolCalls }
+}
+
+/**
+ * Wrap an Anthropic Messages client call as a {@link TurnModel}.
+ *
+ * @param send - Sends the request body (add `model` and `max_tokens`) and returns the response.
+ * @param options - The system prompt.
+ * @returns The model callback for `TurnRunner`.
+ *
+ * @example
+ * ```ts
+ * import Anthropic from '@anthropic-ai/sdk'
+ * const client = new Anthropic()
+ * const model = anthropicModel((body, signal) =>
+ *   client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 4096, ...body }, { signal }),
+ * )
+ * ```
+ */
+export function anthropicModel(
+  send: (body: AnthropicRequestBody, signal: AbortSignal) => Promise<AnthropicResponseLike>,
+  options: AnthropicModelOptions = {},
+): TurnModel {
+  return async (request: ModelRequest) => {
+    const { definitions, names } = toAnthropicTools(request.tools)
+    const body: AnthropicRequestBody = {
+      ...(options.system ? { system: options.system } : {}),
+      messages: toAnthropicMessages(request.messages, (n) => names.toProvider(n)),
+      ...(definitions.length ? { tools: definitions } : {}),
+    }
+    return fromAnthropicResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Adapter for the Gemini API (`generateContent`).
+ *
+ * @module
+ */
+import { toGeminiFunctionDeclarations, type GeminiFunctionDeclaration } from '../../providers/gemini.js'
+import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
+import { toolNamesById, unmapCall } from './shared.js'
+
+/** A part of Gemini content, as the adapter writes it. */
+export type GeminiPart =
+  | { text: string }
+  | { functionCall: { id?: string; name: string; args: unknown } }
+  | { functionResponse: { id?: string; name: string; response: { output?: string; error?: string } } }
+
+/** One turn of Gemini content. */
+export interface GeminiContent {
+  /** `user` or `model`; function responses travel as `user`. */
+  role: 'user' | 'model'
+  /** The parts. */
+  parts: GeminiPart[]
+}
+
+/** What the adapter builds; pass `contents` and the rest through to `generateContent` (see the example). */
+export interface GeminiRequestBody {
+  /** The conversation. */
+  contents: GeminiContent[]
+  /** The system instruction, when one was given. */
+  systemInstruction?: { parts: { text: string }[] }
+  /** The tools; absent when no tool is offered. */
+  tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[]
+}
+
+/** The part of a `generateContent` response the adapter reads. */
+export interface GeminiResponseLike {
+  /** The candidates; the first one is used. */
+  candidates?: {
+    /** Its content. */
+    content?: {
+      /** Its parts; `text` and `functionCall` are used. */
+      parts?: { text?: string; thought?: boolean; functionCall?: { id?: string; name?: string; args?: unknown } }[]
+    }
+  }[]
+}
+
+/** Options of {@link geminiModel}. */
+export interface GeminiModelOptions {
+  /** The system instruction. */
+  system?: string
+}
+
+/**
+ * Our messages as Gemini contents: assistant → `model`, tool results →
+ * `functionResponse` parts of a `user` turn (named after the call they
+ * answer), consecutive turns of one role merged.
+ *
+ * @param messages - The neutral conversation.
+ * @param toProviderName - Maps a tool name to the provider's.
+ * @returns The provider's contents.
+ */
+export function toGeminiContents(
+  messages: readonly Message[],
+  toProviderName: (name: string) => string = (n) => n,
+): GeminiContent[] {
+  const out: GeminiContent[] = []
+  const names = toolNamesById(messages)
+  const push = (role: GeminiContent['role'], parts: GeminiPart[]): void => {
+    if (parts.length === 0) return
+    const last = out.at(-1)
+    if (last?.role === role) last.parts.push(...parts)
+    else out.push({ role, parts })
+  }
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      const id = message.toolCallId
+      const name = toProviderName(names.get(id ?? '') ?? 'unknown')
+      const response = message.isError ? { error: message.content } : { output: message.content }
+      push('user', [{ functionResponse: { ...(id ? { id } : {}), name, response } }])
+    } else if (message.role === 'assistant') {
+      const parts: GeminiPart[] = message.content ? [{ text: message.content }] : []
+      for (const call of message.toolCalls ?? []) {
+        parts.push({ functionCall: { id: call.id, name: toProviderName(call.name), args: call.args ?? {} } })
+      }
+      push('model', parts)
+    } else {
+      push('user', [{ text: message.content }])
+    }
+  }
+  return out
+}
+
+/**
+ * A Gemini response in the neutral shape (thought parts are skipped).
+ *
+ * @param response - The provider's response.
+ * @param fromProviderName - Maps a provider tool name back to the tool's name.
+ * @returns `{ text, toolCalls }`; calls without an id get one from the runner.
+ */
+export function fromGeminiResponse(
+  response: GeminiResponseLike,
+  fromProviderName: (name: string) => string | undefined = (n) => n,
+): ModelResponse {
+  const parts = response?.candidates?.[0]?.content?.parts ?? []
+  const text = parts
+    .filter((p) => typeof p.text === 'string' && !p.thought)
+    .map((p) => p.text)
+    .join('')
+  const toolCalls: ModelToolCall[] = parts
+    .filter((p) => p.functionCall)
+    .map((p) => unmapCall({ id: p.functionCall!.id ?? '', name: p.functionCall!.name ?? '', args: p.functionCall!.args ?? {} }, fromProviderName))
+  return { text, toolCalls }
+}
+
+/**
+ * Wrap a Gemini `generateContent` call as a {@link TurnModel}.
+ *
+ * @param send - Sends the request and returns the response.
+ * @param options - The system instruction.
+ * @returns The model callback for `TurnRunner`.
+ *
+ * @example
+ * ```ts
+ * import { GoogleGenAI } from '@google/genai'
+ * const ai = new GoogleGenAI({})
+ * const model = geminiModel(({ contents, tools, systemInstruction }, signal) =>
+ *   ai.models.generateContent({ model: 'gemini-2.5-flash', contents, config: { tools, systemInstruction, abortSignal: signal } }),
+ * )
+ * ```
+ */
+export function geminiModel(
+  send: (body: GeminiRequestBody, signal: AbortSignal) => Promise<GeminiResponseLike>,
+  options: GeminiModelOptions = {},
+): TurnModel {
+  return async (request: ModelRequest) => {
+    const { definitions, names } = toGeminiFunctionDeclarations(request.tools)
+    const body: GeminiRequestBody = {
+      contents: toGeminiContents(request.messages, (n) => names.toProvider(n)),
+      ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
+      ...(definitions.length ? { tools: [{ functionDeclarations: definitions }] } : {}),
+    }
+    return fromGeminiResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+  }
+}

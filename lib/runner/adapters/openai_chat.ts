@@ -1,0 +1,147 @@
+/**
+ * Adapter for the OpenAI Chat Completions API (and compatible servers).
+ *
+ * @module
+ */
+import { dropOptionalNulls } from '../../providers/optional_nulls.js'
+import { toOpenAITools, type OpenAIChatTool } from '../../providers/openai.js'
+import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
+import { parseArguments, unmapCall } from './shared.js'
+
+/** A Chat Completions message, as the adapter writes it. */
+export interface OpenAIChatMessage {
+  /** `system`, `user`, `assistant` or `tool`. */
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  /** The text (`null` on an assistant message that only calls tools). */
+  content: string | null
+  /** On an assistant message: the calls it made. */
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
+  /** On a tool message: the call it answers. */
+  tool_call_id?: string
+}
+
+/** The part of a Chat Completions request the adapter fills in; add `model` and any other settings. */
+export interface OpenAIChatRequestBody {
+  /** The conversation. */
+  messages: OpenAIChatMessage[]
+  /** The tool definitions; absent when no tool is offered. */
+  tools?: OpenAIChatTool[]
+}
+
+/** The part of a Chat Completions response the adapter reads. */
+export interface OpenAIChatResponseLike {
+  /** The choices; the first one is used. */
+  choices: {
+    /** The assistant message. */
+    message: {
+      /** Its text. */
+      content?: string | null
+      /** Its tool calls. */
+      tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[] | null
+    }
+  }[]
+}
+
+/** Options of {@link openAIChatModel}. */
+export interface OpenAIChatModelOptions {
+  /** A system message put first in every request. */
+  system?: string
+  /**
+   * Send strict (Structured Outputs) tool schemas; the `null`s the model then
+   * sends for omitted optional fields are dropped before validation.
+   *
+   * @defaultValue false
+   */
+  strict?: boolean
+}
+
+/**
+ * Our messages as Chat Completions messages.
+ *
+ * @param messages - The neutral conversation.
+ * @param options - The system message, and how tool names map to the provider's.
+ * @returns The provider's messages.
+ */
+export function toOpenAIChatMessages(
+  messages: readonly Message[],
+  options: { system?: string; toProviderName?: (name: string) => string } = {},
+): OpenAIChatMessage[] {
+  const name = options.toProviderName ?? ((n: string) => n)
+  const out: OpenAIChatMessage[] = options.system ? [{ role: 'system', content: options.system }] : []
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      const content = message.isError ? `Error: ${message.content}` : message.content
+      out.push({ role: 'tool', tool_call_id: message.toolCallId ?? '', content })
+    } else if (message.role === 'assistant' && message.toolCalls?.length) {
+      out.push({
+        role: 'assistant',
+        content: message.content === '' ? null : message.content,
+        tool_calls: message.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: name(call.name), arguments: JSON.stringify(call.args ?? {}) },
+        })),
+      })
+    } else {
+      out.push({ role: message.role, content: message.content })
+    }
+  }
+  return out
+}
+
+/**
+ * A Chat Completions response in the neutral shape.
+ *
+ * @param response - The provider's response.
+ * @param fromProviderName - Maps a provider tool name back to the tool's name.
+ * @returns `{ text, toolCalls }`.
+ */
+export function fromOpenAIChatResponse(
+  response: OpenAIChatResponseLike,
+  fromProviderName: (name: string) => string | undefined = (n) => n,
+): ModelResponse {
+  const message = response?.choices?.[0]?.message
+  const toolCalls: ModelToolCall[] = (message?.tool_calls ?? []).map((call) =>
+    unmapCall({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }, fromProviderName),
+  )
+  return { text: message?.content ?? '', toolCalls }
+}
+
+/**
+ * Wrap a Chat Completions client call as a {@link TurnModel}.
+ *
+ * @param send - Sends the request body (add your `model`) and returns the response.
+ * @param options - System message and strict schemas.
+ * @returns The model callback for `TurnRunner`.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from 'openai'
+ * const client = new OpenAI()
+ * const model = openAIChatModel((body, signal) =>
+ *   client.chat.completions.create({ model: 'gpt-4.1', ...body }, { signal }),
+ * )
+ * ```
+ */
+export function openAIChatModel(
+  send: (body: OpenAIChatRequestBody, signal: AbortSignal) => Promise<OpenAIChatResponseLike>,
+  options: OpenAIChatModelOptions = {},
+): TurnModel {
+  return async (request: ModelRequest) => {
+    const { definitions, names } = toOpenAITools(request.tools, { strict: options.strict === true })
+    const body: OpenAIChatRequestBody = {
+      messages: toOpenAIChatMessages(request.messages, { system: options.system, toProviderName: (n) => names.toProvider(n) }),
+      ...(definitions.length ? { tools: definitions } : {}),
+    }
+    const response = fromOpenAIChatResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+    if (!options.strict) return response
+    const byName = new Map(request.tools.map((t) => [t.name, t]))
+    return {
+      ...response,
+      toolCalls: response.toolCalls?.map((call) => {
+        const tool = byName.get(call.name)
+        return tool ? { ...call, args: dropOptionalNulls(tool, call.args) } : call
+      }),
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The events a `TurnRunner` reports while it works: for progress output,
+ * logging and tests.
+ *
+ * @module
+ */
+import type { ToolCallRow } from './journal.js'
+import type { ModelToolCall } from './messages.js'
+
+/** A turn began. */
+export interface TurnStartEvent {
+  /** Discriminator. */
+  type: 'turn-start'
+  /** The prompt. */
+  prompt: string
+  /** The attempt number (1 without an identity). */
+  attempt: number
+}
+
+/** A retried attempt was warned about earlier side effects. */
+export interface RetryWarningEvent {
+  /** Discriminator. */
+  type: 'retry-warning'
+  /** The message text the model receives. */
+  content: string
+  /** The journal rows it lists. */
+  calls: ToolCallRow[]
+}
+
+/** The model was asked for its next step. */
+export interface ModelStartEvent {
+  /** Discriminator. */
+  type: 'model-start'
+  /** Step number, from 0. */
+  step: number
+  /** Names of the tools offered. */
+  tools: string[]
+}
+
+/** The model answered. */
+export interface ModelEndEvent {
+  /** Discriminator. */
+  type: 'model-end'
+  /** Step number, from 0. */
+  step: number
+  /** Its text, possibly empty. */
+  text: string
+  /** The calls it asked for. */
+  toolCalls: ModelToolCall[]
+  /** How long the model took, in milliseconds. */
+  durationMs: number
+}
+
+/** A tool call started. */
+export interface ToolStartEvent {
+  /** Discriminator. */
+  type: 'tool-start'
+  /** Step number, from 0. */
+  step: number
+  /** The call's journal sequence number. */
+  seq: number
+  /** The tool's name. */
+  toolName: string
+  /** The provider's call id. */
+  toolCallId: string
+  /** The args, redacted as the journal stores them. */
+  args: unknown
+}
+
+/** A tool call settled. */
+export interface ToolEndEvent {
+  /** Discriminator. */
+  type: 'tool-end'
+  /** Step number, from 0. */
+  step: number
+  /** The call's journal sequence number. */
+  seq: number
+  /** The tool's name. */
+  toolName: string
+  /** The provider's call id. */
+  toolCallId: string
+  /** The executor's `callId` (what forged artifact tools take). */
+  callId: string
+  /** Wall time of the call, in milliseconds. */
+  durationMs: number
+  /** Whether it failed. */
+  isError: boolean
+  /** `CODE: message` of the failure, when `isError`. */
+  error?: string
+  /** Size of the result in bytes (0 on error). */
+  bytes: number
+  /** Whether the result was spooled instead of inlined. */
+  spooled: boolean
+}
+
+/** The turn finished. */
+export interface TurnEndEvent {
+  /** Discriminator. */
+  type: 'turn-end'
+  /** Model calls made. */
+  steps: number
+  /** The final text. */
+  text: string
+}
+
+/** Everything `TurnRunner` reports through `onEvent`. */
+export type TurnEvent =
+  | TurnStartEvent
+  | RetryWarningEvent
+  | ModelStartEvent
+  | ModelEndEvent
+  | ToolStartEvent
+  | ToolEndEvent
+  | TurnEndEvent
+
+/** A listener for {@link TurnEvent}s; one that throws is ignored. */
+export type TurnEventListener = (event: TurnEvent) => void

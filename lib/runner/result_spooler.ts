@@ -1,0 +1,137 @@
+/**
+ * `ResultSpooler`: decides whether a tool result goes to the model whole or
+ * is spooled into an artifact the model pages through.
+ *
+ * @module
+ */
+import { MemorySpoolReader } from '../artifacts/spool_reader.js'
+import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
+import type { Tool, ToolResult } from '../core/tool.js'
+import type { ToolCall } from '../core/tool_call.js'
+import { hasBrand } from '../utils/guards.js'
+import { outputToJson, utf8Prefix, type TruncatedOutput } from './journal.js'
+
+const ARTIFACT_BRAND = Symbol.for('toolsmith.spooled_artifact')
+const PREVIEW_LINES = 20
+const PREVIEW_MAX_BYTES = 1_024
+
+/** Budgets for {@link ResultSpooler.settle}. */
+export interface SettleOptions {
+  /** The executor's `callId`, which names the spool and the artifact. */
+  callId: string
+  /** Largest result sent whole. */
+  inlineBudgetBytes: number
+  /** The journal's output cap. */
+  journalMaxBytes: number
+}
+
+/** What a settled result becomes. */
+export interface SettledResult {
+  /** The tool message text: the result, or a preview with paging instructions. */
+  content: string
+  /** The artifact holding the whole result. */
+  artifact: SpooledArtifact
+  /** Size of the result in bytes. */
+  bytes: number
+  /** Whether the model got a preview instead of the whole result. */
+  spooled: boolean
+  /** `outputJson` for the journal row. */
+  outputJson: string
+}
+
+/**
+ * Turns tool results into tool-message content, spooling the large ones.
+ *
+ * @internal
+ */
+export class ResultSpooler {
+  readonly #store: SpoolStore
+  readonly #spooled = new WeakSet<ToolCall>()
+
+  constructor(store: SpoolStore = new InMemorySpoolStore()) {
+    this.#store = store
+  }
+
+  /**
+   * Wrap a result in an artifact and decide what the model sees.
+   *
+   * @param tool - The tool that produced it (its artifact class is used).
+   * @param result - The handler's result.
+   * @param options - callId and budgets.
+   * @returns The message content, the artifact and the journal output.
+   */
+  async settle(tool: Tool<SpooledArtifact>, result: ToolResult, options: SettleOptions): Promise<SettledResult> {
+    const bytes = await byteLengthOf(result)
+    // Forged artifact tools already bound their output; spooling it again would loop.
+    const fits = bytes <= options.inlineBudgetBytes || tool.ephemeral
+    const Artifact = tool.artifactConstructor?.() ?? SpooledArtifact
+    let artifact: SpooledArtifact
+    if (isArtifact(result)) artifact = result
+    else if (fits) artifact = new Artifact(MemorySpoolReader.from(result))
+    else artifact = new Artifact(await this.#store.write(options.callId, result))
+
+    if (fits) {
+      const text = typeof result === 'string' ? result : await artifact.asString()
+      const content = bytes <= options.inlineBudgetBytes ? text : utf8Prefix(text, options.inlineBudgetBytes)
+      return { content, artifact, bytes, spooled: false, outputJson: outputToJson(text, options.journalMaxBytes) }
+    }
+    const preview = await previewOf(artifact)
+    const lines = await artifact.lineCount()
+    const tools = (artifact.constructor as typeof SpooledArtifact).toolMethods.map((m) => m.toolName)
+    const content =
+      `[The result is ${bytes} bytes (${lines} lines), too large to show whole; it was spooled. ` +
+      `callId: ${options.callId}]\n${preview}\n` +
+      `[Read more with ${tools.join(', ')} and {"callId": "${options.callId}"}.]`
+    const outputJson =
+      bytes <= options.journalMaxBytes
+        ? outputToJson(await artifact.asString(), options.journalMaxBytes)
+        : JSON.stringify({ truncated: true, bytes, preview } satisfies TruncatedOutput)
+    return { content, artifact, bytes, spooled: true, outputJson }
+  }
+
+  /**
+   * Remember that a completed call's result was spooled.
+   *
+   * @param call - The completed call.
+   */
+  markSpooled(call: ToolCall): void {
+    this.#spooled.add(call)
+  }
+
+  /**
+   * Whether a call's result was spooled by this spooler.
+   *
+   * @param call - A call.
+   * @returns `true` for spooled results.
+   */
+  isSpooled(call: ToolCall): boolean {
+    return this.#spooled.has(call)
+  }
+
+  /**
+   * The forged artifact tools for some spooled calls.
+   *
+   * @param calls - Completed calls with artifacts.
+   * @returns The tools, visible ones only.
+   */
+  artifactTools(calls: Iterable<ToolCall>): Tool<SpooledArtifact>[] {
+    return SpooledArtifact.forgeTools(calls).visible()
+  }
+}
+
+function isArtifact(value: unknown): value is SpooledArtifact {
+  return value instanceof SpooledArtifact || hasBrand(value, ARTIFACT_BRAND)
+}
+
+async function byteLengthOf(result: ToolResult): Promise<number> {
+  if (typeof result === 'string') return Buffer.byteLength(result, 'utf8')
+  if (result instanceof Uint8Array) return result.byteLength
+  return await result.byteLength()
+}
+
+async function previewOf(artifact: SpooledArtifact): Promise<string> {
+  const head = await artifact.head(PREVIEW_LINES)
+  const cut = utf8Prefix(head, PREVIEW_MAX_BYTES)
+  return cut.length < head.length ? `${cut}…` : head
+}

@@ -1,0 +1,27 @@
+/**
+ * `toolDefinition`: how the runner presents a tool to the model callback.
+ *
+ * @module
+ */
+import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import type { Tool } from '../core/tool.js'
+import { toJsonSchema } from '../providers/json_schema.js'
+import type { ToolDefinition } from './messages.js'
+
+const cache = new WeakMap<Tool<SpooledArtifact>, ToolDefinition>()
+
+/**
+ * The {@link ToolDefinition} of a tool: its `describe()` plus its JSON Schema.
+ *
+ * @param tool - The tool.
+ * @returns A fresh copy each call (the model callback may change it freely).
+ */
+export function toolDefinition(tool: Tool<SpooledArtifact>): ToolDefinition {
+  let definition = cache.get(tool)
+  if (!definition) {
+    const description = tool.describe()
+    definition = { ...description, jsonSchema: toJsonSchema(description.inputSchema) }
+    cache.set(tool, definition)
+  }
+  return structuredClone(definition)
+}

@@ -1,0 +1,604 @@
+/**
+ * `TurnRunner`: a provider-neutral agent loop over toolsmith tools.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
+import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import type { SpoolStore } from '../artifacts/stores.js'
+import type { DispatchContext, ToolExecutionStartEvent } from '../core/dispatch_context.js'
+import type { Tool } from '../core/tool.js'
+import { ToolCall } from '../core/tool_call.js'
+import { toolList, type ToolCollection } from '../core/tool_collection.js'
+import { E_INVALID_OPTIONS, E_TOOL_NOT_REGISTERED, E_TURN_ABORTED, errorSummary } from '../exceptions.js'
+import { canonicalStringify } from '../utils/canonical_json.js'
+import { sha256Hex } from '../utils/hash.js'
+import type { TurnEvent, TurnEventListener } from './events.js'
+import {
+  DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
+  errorToJson,
+  redactToolInput,
+  safeJson,
+  type ToolCallJournal,
+  type ToolCallRow,
+} from './journal.js'
+import { copyMessages, type Message, type ModelToolCall, type TurnModel } from './messages.js'
+import { retryWarning } from './retry_warning.js'
+import { ResultSpooler } from './result_spooler.js'
+import { toolDefinition } from './tool_definition.js'
+
+/** Who is running: the smithers-style coordinates of one task attempt. */
+export interface TurnIdentity {
+  /** The run (workflow execution). */
+  runId: string
+  /** The task node. */
+  nodeId: string
+  /** The loop iteration of the node, from 0. */
+  iteration: number
+  /** The retry attempt, from 1. */
+  attempt: number
+}
+
+/** Options of `new TurnRunner(options)`. */
+export interface TurnRunnerOptions {
+  /** The model callback (wrap a provider SDK with `openAIChatModel`, `anthropicModel` or `geminiModel`). */
+  model: TurnModel
+  /** The tools the model may call: an array, a record or a `ToolRegistry`. */
+  tools: ToolCollection
+  /**
+   * Most model calls per `run`; the turn ends after the step that reaches it.
+   *
+   * @defaultValue 20
+   */
+  maxSteps?: number
+  /**
+   * Most read-only calls (`sideEffect: false`) running at once.
+   *
+   * @defaultValue 4
+   */
+  concurrency?: number
+  /**
+   * Results up to this many UTF-8 bytes go to the model whole; larger ones are
+   * spooled and the model gets a preview and `artifact_*` tools to page through them.
+   *
+   * @defaultValue 16_384
+   */
+  inlineBudgetBytes?: number
+  /** Where every call is recorded. */
+  journal?: ToolCallJournal
+  /**
+   * The task attempt this runner acts for. It scopes idempotency keys (stable
+   * across attempts of one iteration) and, on `attempt > 1`, makes the runner
+   * warn the model about side effects earlier attempts already caused.
+   *
+   * @defaultValue a fresh `runId` per run, `nodeId: 'turn'`, `iteration: 0`, `attempt: 1`
+   */
+  identity?: TurnIdentity
+  /** Names of the registered tools the model is offered; all when omitted. */
+  allowTools?: readonly string[]
+  /**
+   * Where large results are spooled.
+   *
+   * @defaultValue a new `InMemorySpoolStore` per runner
+   */
+  spoolStore?: SpoolStore
+  /** Called with every {@link TurnEvent}. */
+  onEvent?: TurnEventListener
+}
+
+/** Options of {@link TurnRunner.run}. */
+export interface TurnRunOptions {
+  /** Aborting it stops the turn at once and cancels running tools (bash processes are killed). */
+  signal?: AbortSignal
+  /** Start from a copy of this earlier result's conversation; it is never changed. */
+  fork?: TurnResult
+  /** Overrides the constructor's `allowTools` for this run. */
+  allowTools?: readonly string[]
+  /** Called with every {@link TurnEvent} of this run, after the constructor's listener. */
+  onEvent?: TurnEventListener
+}
+
+/** What {@link TurnRunner.run} returns. */
+export interface TurnResult {
+  /** The model's last text. */
+  text: string
+  /** The whole conversation, forked messages included. */
+  messages: Message[]
+  /** Every call of this run, completed or failed, in the model's order. */
+  toolCalls: ToolCall[]
+  /** How many times the model was called. */
+  steps: number
+}
+
+/** How long an aborted turn waits for its running tools to stop before giving up on them. */
+const ABORT_GRACE_MS = 1_000
+
+/**
+ * A provider-neutral agent loop: ask the model, run the tools it asks for,
+ * hand back the results, repeat until it answers without tool calls.
+ *
+ * @remarks
+ * Each step runs the requested calls through `tool.executor(ctx)`:
+ * - consecutive read-only calls (`sideEffect: false`) run in parallel, at most
+ *   `concurrency` at a time; a side-effect call runs alone, and calls keep the
+ *   model's order around it, so a read after a write sees the write;
+ * - a failure (invalid args, unknown tool, handler error) goes back to the model
+ *   as a tool message with `isError: true`: the loop never crashes on a tool;
+ * - a result over `inlineBudgetBytes` is spooled; the model receives a short
+ *   preview and its `callId`, and the forged `artifact_*` tools are offered
+ *   from the next step on;
+ * - every call becomes a `ToolCall` in the result and a journal row.
+ *
+ * Aborting `signal` rejects `run` with `E_TURN_ABORTED` straight away; running
+ * tools see the abort through their context (bash kills its process group).
+ *
+ * With an `identity`, `ctx.idempotencyScope` is derived from
+ * `runId`, `nodeId` and `iteration`, so `call.idempotencyKey` is the same in
+ * every attempt; on `attempt > 1` the model is first told which non-idempotent
+ * side-effect tools earlier attempts already ran (from the journal).
+ *
+ * @example
+ * ```ts
+ * import { TurnRunner, JsonlJournal, createTools, scriptedModel } from 'toolsmith'
+ *
+ * const tools = createTools({ rootDir: process.cwd() })
+ * const runner = new TurnRunner({
+ *   model: scriptedModel([
+ *     { toolCalls: [{ id: 'c1', name: 'read', args: { path: 'package.json' } }] },
+ *     { text: 'It is a Node package.' },
+ *   ]),
+ *   tools,
+ *   journal: new JsonlJournal('.toolsmith/journal.jsonl'),
+ *   identity: { runId: 'run-1', nodeId: 'inspect', iteration: 0, attempt: 1 },
+ * })
+ * const result = await runner.run('What is this project?')
+ * result.text // 'It is a Node package.'
+ * const review = await runner.run('Now review it', { fork: result })
+ * ```
+ */
+export class TurnRunner {
+  /** The model callback. */
+  readonly model: TurnModel
+  /** Most model calls per run. */
+  readonly maxSteps: number
+  /** Most read-only calls at once. */
+  readonly concurrency: number
+  /** Largest result sent to the model whole, in bytes. */
+  readonly inlineBudgetBytes: number
+  /** The journal, if any. */
+  readonly journal: ToolCallJournal | undefined
+  /** The identity, if one was given. */
+  readonly identity: Readonly<TurnIdentity> | undefined
+  /** The constructor's tool allow-list, if any. */
+  readonly allowTools: readonly string[] | undefined
+
+  readonly #tools: Map<string, Tool<SpooledArtifact>>
+  readonly #spooler: ResultSpooler
+  readonly #onEvent: TurnEventListener | undefined
+  #seq = 0
+
+  /**
+   * @param options - Model, tools, limits, journal and identity.
+   * @throws `E_INVALID_OPTIONS` for a missing model, bad limits, or an identity with bad fields.
+   */
+  constructor(options: TurnRunnerOptions) {
+    if (!options || typeof options.model !== 'function') throw new E_INVALID_OPTIONS('TurnRunner needs a model callback')
+    this.model = options.model
+    this.maxSteps = positiveInteger('maxSteps', options.maxSteps, 20)
+    this.concurrency = positiveInteger('concurrency', options.concurrency, 4)
+    this.inlineBudgetBytes = positiveInteger('inlineBudgetBytes', options.inlineBudgetBytes, 16_384)
+    this.journal = options.journal
+    this.identity = options.identity ? Object.freeze(checkIdentity(options.identity)) : undefined
+    this.allowTools = options.allowTools ? [...options.allowTools] : undefined
+    this.#tools = new Map(toolList(options.tools).map((tool) => [tool.name, tool]))
+    this.#spooler = new ResultSpooler(options.spoolStore)
+    this.#onEvent = options.onEvent
+  }
+
+  /** The registered tools, by name (before any allow-list). */
+  get tools(): Tool<SpooledArtifact>[] {
+    return [...this.#tools.values()]
+  }
+
+  /**
+   * Run one turn: the prompt goes in as a user message, and the loop runs
+   * until the model answers without tool calls or `maxSteps` is reached.
+   *
+   * @param prompt - The user's request.
+   * @param options - Abort signal, a result to fork from, a per-run allow-list.
+   * @returns The final text, the conversation, the calls and the step count.
+   * @throws `E_TURN_ABORTED` when `signal` fires; whatever the model callback throws.
+   */
+  async run(prompt: string, options: TurnRunOptions = {}): Promise<TurnResult> {
+    const turn = new Turn(this, prompt, options, {
+      tools: this.#tools,
+      spooler: this.#spooler,
+      nextSeq: () => this.#seq++,
+      emit: (event) => {
+        safeCall(this.#onEvent, event)
+        safeCall(options.onEvent, event)
+      },
+    })
+    return await turn.run()
+  }
+}
+
+interface TurnServices {
+  tools: Map<string, Tool<SpooledArtifact>>
+  spooler: ResultSpooler
+  nextSeq(): number
+  emit(event: TurnEvent): void
+}
+
+interface CallOutcome {
+  message: Message
+  call: ToolCall
+}
+
+/** One `run`: the state of a single turn, discarded when it ends. */
+class Turn {
+  readonly #runner: TurnRunner
+  readonly #prompt: string
+  readonly #options: TurnRunOptions
+  readonly #services: TurnServices
+  readonly #controller = new AbortController()
+  readonly #identity: TurnIdentity
+  readonly #ctx: DispatchContext
+  readonly #messages: Message[]
+  readonly #toolCalls: ToolCall[] = []
+  readonly #spooled: ToolCall[] = []
+  readonly #running = new Set<Promise<unknown>>()
+
+  constructor(runner: TurnRunner, prompt: string, options: TurnRunOptions, services: TurnServices) {
+    if (typeof prompt !== 'string') throw new E_INVALID_OPTIONS('run(prompt) needs a string prompt')
+    this.#runner = runner
+    this.#prompt = prompt
+    this.#options = options
+    this.#services = services
+    const id = randomUUID()
+    this.#identity = runner.identity ? { ...runner.identity } : { runId: id, nodeId: 'turn', iteration: 0, attempt: 1 }
+    const scope = runner.identity
+      ? canonicalStringify({ runId: this.#identity.runId, nodeId: this.#identity.nodeId, iteration: this.#identity.iteration })
+      : undefined
+    this.#ctx = {
+      id,
+      abortSignal: this.#controller.signal,
+      ...(scope === undefined ? {} : { idempotencyScope: scope }),
+      emitToolExecutionStart: () => undefined,
+      emitToolExecutionEnd: () => undefined,
+    }
+    this.#messages = options.fork ? copyMessages(options.fork.messages) : []
+    // Spooled results of the forked turn stay readable through the artifact tools.
+    if (options.fork) this.#spooled.push(...options.fork.toolCalls.filter((c) => services.spooler.isSpooled(c)))
+  }
+
+  async run(): Promise<TurnResult> {
+    const signal = this.#options.signal
+    const onAbort = (): void => this.#controller.abort(signal?.reason)
+    if (signal?.aborted) throw this.#abortError()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      return await this.#loop()
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  async #loop(): Promise<TurnResult> {
+    const { emit } = this.#services
+    emit({ type: 'turn-start', prompt: this.#prompt, attempt: this.#identity.attempt })
+    await this.#warnAboutEarlierSideEffects()
+    this.#messages.push({ role: 'user', content: this.#prompt })
+    let text = ''
+    let steps = 0
+    while (steps < this.#runner.maxSteps) {
+      const step = steps
+      const tools = this.#offeredTools()
+      emit({ type: 'model-start', step, tools: tools.map((t) => t.name) })
+      const started = performance.now()
+      const response = await this.#untilAborted(
+        Promise.resolve().then(() =>
+          this.#runner.model({
+            messages: copyMessages(this.#messages),
+            tools: tools.map(toolDefinition),
+            signal: this.#controller.signal,
+            step,
+          }),
+        ),
+      )
+      steps++
+      text = typeof response?.text === 'string' ? response.text : ''
+      const calls = normaliseCalls(response?.toolCalls, step)
+      emit({ type: 'model-end', step, text, toolCalls: calls, durationMs: performance.now() - started })
+      this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) })
+      if (calls.length === 0) break
+      const offered = new Map(tools.map((t) => [t.name, t]))
+      const outcomes = await this.#untilAborted(this.#runCalls(calls, offered, step))
+      for (const outcome of outcomes) {
+        this.#messages.push(outcome.message)
+        this.#toolCalls.push(outcome.call)
+      }
+    }
+    emit({ type: 'turn-end', steps, text })
+    return { text, messages: copyMessages(this.#messages), toolCalls: [...this.#toolCalls], steps }
+  }
+
+  /** Registered tools passing the allow-list, plus artifact tools for every spooled result so far. */
+  #offeredTools(): Tool<SpooledArtifact>[] {
+    const allow = this.#options.allowTools ?? this.#runner.allowTools
+    const allowed = [...this.#services.tools.values()].filter((t) => !allow || allow.includes(t.name))
+    if (this.#spooled.length === 0) return allowed
+    const names = new Set(allowed.map((t) => t.name))
+    return [...allowed, ...this.#services.spooler.artifactTools(this.#spooled).filter((t) => !names.has(t.name))]
+  }
+
+  async #warnAboutEarlierSideEffects(): Promise<void> {
+    const journal = this.#runner.journal
+    const { attempt, runId, nodeId, iteration } = this.#identity
+    if (!journal || !this.#runner.identity || attempt <= 1) return
+    const rows = (await this.#untilAborted(journal.sideEffectsFor({ runId, nodeId, iteration }))).filter(
+      (row) => row.attempt < attempt,
+    )
+    if (rows.length === 0) return
+    const content = retryWarning(rows, attempt)
+    this.#messages.push({ role: 'user', content })
+    this.#services.emit({ type: 'retry-warning', content, calls: rows })
+  }
+
+  /** Split the calls into groups that keep the model's order: runs of read-only calls, and single side-effect calls. */
+  async #runCalls(calls: ModelToolCall[], offered: Map<string, Tool<SpooledArtifact>>, step: number): Promise<CallOutcome[]> {
+    const seqs = calls.map(() => this.#services.nextSeq())
+    const outcomes: CallOutcome[] = new Array(calls.length)
+    let i = 0
+    while (i < calls.length) {
+      if (this.#controller.signal.aborted) throw this.#abortError()
+      const tool = offered.get(calls[i]!.name)
+      if (tool?.sideEffect) {
+        outcomes[i] = await this.#track(this.#runCall(calls[i]!, tool, seqs[i]!, step))
+        i++
+        continue
+      }
+      let end = i
+      while (end < calls.length && !offered.get(calls[end]!.name)?.sideEffect) end++
+      const group = calls.slice(i, end).map((call, k) => () => this.#runCall(call, offered.get(call.name), seqs[i + k]!, step))
+      const results = await pool(group, this.#runner.concurrency, (p) => this.#track(p))
+      results.forEach((outcome, k) => (outcomes[i + k] = outcome))
+      i = end
+    }
+    return outcomes
+  }
+
+  async #runCall(call: ModelToolCall, tool: Tool<SpooledArtifact> | undefined, seq: number, step: number): Promise<CallOutcome> {
+    const { emit, spooler } = this.#services
+    const startedAtMs = Date.now()
+    const started = performance.now()
+    const callId = checksumOf(call.name, call.args)
+    const idempotencyKey = sha256Hex(canonicalStringify({ scope: this.#ctx.idempotencyScope ?? this.#ctx.id, callId }))
+    const pending = newToolCall(call, callId, startedAtMs)
+    // Raw args until the executor reports the validated (and, by the tool itself, redacted) ones.
+    let input = redactToolInput(tool ?? { name: call.name }, call.args)
+    const onStart = (event: ToolExecutionStartEvent): void => {
+      input = tool?.redact ? event.args : redactToolInput(tool ?? { name: call.name }, event.args)
+    }
+    emit({ type: 'tool-start', step, seq, toolName: call.name, toolCallId: call.id, args: input })
+
+    let outcome: CallOutcome
+    let row: Pick<ToolCallRow, 'outputJson' | 'status' | 'errorJson'>
+    let bytes = 0
+    let spooled = false
+    try {
+      if (!tool) throw this.#unknownTool(call.name)
+      const result = await tool.executor(this.#callContext(onStart))(call.args)
+      const settled = await spooler.settle(tool, result, {
+        callId,
+        inlineBudgetBytes: this.#runner.inlineBudgetBytes,
+        journalMaxBytes: journalCap(this.#runner.journal),
+      })
+      bytes = settled.bytes
+      spooled = settled.spooled
+      const done = pending.complete(settled.artifact, new Date())
+      if (spooled) {
+        spooler.markSpooled(done)
+        this.#spooled.push(done)
+      }
+      outcome = { call: done, message: { role: 'tool', toolCallId: call.id, content: settled.content } }
+      row = { status: 'success', outputJson: settled.outputJson, errorJson: null }
+    } catch (error) {
+      const failed = pending.fail(error, new Date())
+      outcome = { call: failed, message: { role: 'tool', toolCallId: call.id, content: errorSummary(error), isError: true } }
+      row = { status: 'error', outputJson: null, errorJson: errorToJson(error, journalCap(this.#runner.journal)) }
+    }
+    const finishedAtMs = Date.now()
+    emit({
+      type: 'tool-end',
+      step,
+      seq,
+      toolName: call.name,
+      toolCallId: call.id,
+      callId,
+      durationMs: performance.now() - started,
+      isError: row.status === 'error',
+      ...(row.status === 'error' ? { error: outcome.message.content } : {}),
+      bytes,
+      spooled,
+    })
+    await this.#journal(
+      {
+        ...this.#identity,
+        seq,
+        toolName: call.name,
+        inputJson: safeJson(input),
+        startedAtMs,
+        finishedAtMs,
+        callId,
+        idempotencyKey,
+        ...row,
+      },
+      tool,
+    )
+    return outcome
+  }
+
+  /**
+   * A context per call: same turn id, signal and idempotency scope, but its
+   * own start listener, so concurrent calls never mix up their args.
+   */
+  #callContext(onStart: (event: ToolExecutionStartEvent) => void): DispatchContext {
+    const ctx = this.#ctx
+    return {
+      id: ctx.id,
+      abortSignal: ctx.abortSignal,
+      ...(ctx.idempotencyScope === undefined ? {} : { idempotencyScope: ctx.idempotencyScope }),
+      emitToolExecutionStart: onStart,
+      emitToolExecutionEnd: () => undefined,
+    }
+  }
+
+  async #journal(row: ToolCallRow, tool: Tool<SpooledArtifact> | undefined): Promise<void> {
+    const journal = this.#runner.journal
+    if (!journal) return
+    const flags = tool ? { sideEffect: tool.sideEffect, idempotent: tool.idempotent } : { sideEffect: false, idempotent: true }
+    try {
+      await journal.record(row, flags)
+    } catch (error) {
+      // A journal failure must not cost the model its result; make it visible instead.
+      process.emitWarning(`Could not journal the ${row.toolName} call: ${errorSummary(error)}`, {
+        code: 'TOOLSMITH_JOURNAL_ERROR',
+      })
+    }
+  }
+
+  #unknownTool(name: string): E_TOOL_NOT_REGISTERED {
+    const available = this.#offeredTools().map((t) => t.name)
+    return new E_TOOL_NOT_REGISTERED(
+      `Unknown tool "${name}". Available tools: ${available.length ? available.join(', ') : 'none'}`,
+      { details: { name, available } },
+    )
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#running.add(promise)
+    const forget = (): void => void this.#running.delete(promise)
+    promise.then(forget, forget)
+    return promise
+  }
+
+  /** Settle with `promise`, or reject with `E_TURN_ABORTED` as soon as the turn is aborted. */
+  async #untilAborted<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#controller.signal
+    if (signal.aborted) {
+      promise.catch(() => undefined)
+      throw await this.#afterAbort()
+    }
+    let onAbort!: () => void
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => void this.#afterAbort().then(reject)
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      return await Promise.race([promise, aborted])
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+      promise.catch(() => undefined)
+    }
+  }
+
+  /** Give running tools a moment to stop (bash reaps its process group), then build the error. */
+  async #afterAbort(): Promise<E_TURN_ABORTED> {
+    if (this.#running.size > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.allSettled([...this.#running]),
+        new Promise((resolve) => (timer = setTimeout(resolve, ABORT_GRACE_MS))),
+      ])
+      clearTimeout(timer)
+    }
+    return this.#abortError()
+  }
+
+  #abortError(): E_TURN_ABORTED {
+    const reason = this.#options.signal?.reason
+    return new E_TURN_ABORTED(`The turn was aborted${reason instanceof Error ? `: ${reason.message}` : ''}`, {
+      cause: reason,
+      details: { toolCalls: this.#toolCalls.length },
+    })
+  }
+}
+
+/** Run task factories with at most `limit` in flight; results keep the input order. */
+async function pool<T>(tasks: (() => Promise<T>)[], limit: number, track: (p: Promise<T>) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(tasks.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++
+      results[index] = await track(tasks[index]!())
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker))
+  return results
+}
+
+function normaliseCalls(calls: ModelToolCall[] | undefined, step: number): ModelToolCall[] {
+  if (!Array.isArray(calls)) return []
+  return calls.map((call, index) => ({
+    id: typeof call?.id === 'string' && call.id.length > 0 ? call.id : `call_${step}_${index}`,
+    name: typeof call?.name === 'string' ? call.name : String(call?.name),
+    args: call?.args ?? {},
+  }))
+}
+
+function checksumOf(name: string, args: unknown): string {
+  try {
+    return ToolCall.checksumOf(name, args)
+  } catch {
+    // Args JSON cannot represent: the executor rejects them; the id only needs to be stable.
+    return sha256Hex(`${name}\u0000${safeJson(args)}`)
+  }
+}
+
+function newToolCall(call: ModelToolCall, checksum: string, createdAtMs: number): ToolCall {
+  try {
+    return new ToolCall({ id: call.id, tool: call.name || '?', args: call.args, checksum, createdAt: new Date(createdAtMs) })
+  } catch {
+    return new ToolCall({ id: call.id, tool: call.name || '?', args: safeJson(call.args), checksum, createdAt: new Date(createdAtMs) })
+  }
+}
+
+function journalCap(journal: ToolCallJournal | undefined): number {
+  const cap = (journal as { maxOutputBytes?: unknown } | undefined)?.maxOutputBytes
+  return typeof cap === 'number' && cap > 0 ? cap : DEFAULT_JOURNAL_MAX_OUTPUT_BYTES
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new E_INVALID_OPTIONS(`${name} must be a positive integer (got ${String(value)})`)
+  }
+  return value
+}
+
+function checkIdentity(identity: TurnIdentity): TurnIdentity {
+  const { runId, nodeId, iteration, attempt } = identity
+  if (typeof runId !== 'string' || runId === '' || typeof nodeId !== 'string' || nodeId === '') {
+    throw new E_INVALID_OPTIONS('identity.runId and identity.nodeId must be non-empty strings')
+  }
+  if (!Number.isSafeInteger(iteration) || iteration < 0) {
+    throw new E_INVALID_OPTIONS(`identity.iteration must be an integer >= 0 (got ${String(iteration)})`)
+  }
+  if (!Number.isSafeInteger(attempt) || attempt < 1) {
+    throw new E_INVALID_OPTIONS(`identity.attempt must be an integer >= 1 (got ${String(attempt)})`)
+  }
+  return { runId, nodeId, iteration, attempt }
+}
+
+function safeCall(listener: TurnEventListener | undefined, event: TurnEvent): void {
+  if (!listener) return
+  try {
+    listener(event)
+  } catch (error) {
+    process.emitWarning(`A turn event listener threw: ${errorSummary(error)}`, { code: 'TOOLSMITH_LISTENER_ERROR' })
+  }
+}
+
