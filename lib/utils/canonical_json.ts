@@ -36,10 +36,9 @@ import { E_NOT_CANONICALIZABLE } from '../exceptions.js'
  * ```
  */
 export function canonicalStringify(value: unknown): string {
-  const ancestors = new Set<object>()
   let text: string | undefined
   try {
-    text = serialise(value, '', ancestors)
+    text = serialise(value, '', new Ancestors())
   } catch (error) {
     if (error instanceof RangeError) {
       throw new E_NOT_CANONICALIZABLE('Value is nested too deeply to canonicalise', { cause: error })
@@ -52,12 +51,43 @@ export function canonicalStringify(value: unknown): string {
   return text
 }
 
-/** Serialise one value; `undefined` means "omit" (as in JSON.stringify). */
-function serialise(value: unknown, key: string, ancestors: Set<object>): string | undefined {
-  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    const toJSON = (value as { toJSON?: unknown }).toJSON
-    if (typeof toJSON === 'function') value = toJSON.call(value, key)
+/** Nesting depth up to which a linear scan beats a Set for cycle checks. */
+const SHALLOW_DEPTH = 32
+
+/**
+ * The objects on the path from the root to the current value, for cycle
+ * detection. Tool args are shallow, where an array scan is several times
+ * cheaper than `Set` bookkeeping; past {@link SHALLOW_DEPTH} a `Set` takes
+ * over so pathological nesting stays linear.
+ */
+class Ancestors {
+  readonly #stack: object[] = []
+  #deep: Set<object> | undefined
+
+  has(object: object): boolean {
+    return this.#deep !== undefined ? this.#deep.has(object) : this.#stack.includes(object)
   }
+
+  push(object: object): void {
+    this.#stack.push(object)
+    if (this.#deep !== undefined) this.#deep.add(object)
+    else if (this.#stack.length > SHALLOW_DEPTH) this.#deep = new Set(this.#stack)
+  }
+
+  pop(): void {
+    const object = this.#stack.pop()!
+    if (this.#deep === undefined) return
+    this.#deep.delete(object)
+    if (this.#stack.length <= SHALLOW_DEPTH) this.#deep = undefined
+  }
+}
+
+/**
+ * Serialise one value; `undefined` means "omit" (as in JSON.stringify).
+ * `key` is an array index as a number: turned into a string only when
+ * `toJSON` or an error message needs it, not for every element.
+ */
+function serialise(value: unknown, key: string | number, ancestors: Ancestors): string | undefined {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value)
@@ -76,44 +106,59 @@ function serialise(value: unknown, key: string, ancestors: Set<object>): string 
       return undefined
   }
   if (value === null) return 'null'
-  const object = value as object
-  if (object instanceof Uint8Array) {
-    return `{"$bytes":"${Buffer.from(object.buffer, object.byteOffset, object.byteLength).toString('base64')}"}`
+  if (value instanceof Uint8Array) {
+    return `{"$bytes":"${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}"}`
   }
+  const toJSON = (value as { toJSON?: unknown }).toJSON
+  if (typeof toJSON === 'function') {
+    // Whatever toJSON returns is serialised by the same rules, as JSON.stringify does.
+    return serialiseConverted(toJSON.call(value, String(key)), key, ancestors)
+  }
+  return serialiseContainer(value as object, key, ancestors)
+}
+
+function serialiseConverted(value: unknown, key: string | number, ancestors: Ancestors): string | undefined {
+  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    return serialiseContainer(value, key, ancestors)
+  }
+  return serialise(value, key, ancestors)
+}
+
+function serialiseContainer(object: object, key: string | number, ancestors: Ancestors): string {
   if (ancestors.has(object)) {
     throw new E_NOT_CANONICALIZABLE(`Cycle detected (at ${describeKey(key)})`)
   }
-  ancestors.add(object)
-  try {
-    return Array.isArray(object) ? serialiseArray(object, ancestors) : serialiseObject(object, ancestors)
-  } finally {
-    ancestors.delete(object)
-  }
+  ancestors.push(object)
+  const text = Array.isArray(object) ? serialiseArray(object, ancestors) : serialiseObject(object, ancestors)
+  // No try/finally: when a member throws, the whole call is abandoned and
+  // the stack with it.
+  ancestors.pop()
+  return text
 }
 
-function serialiseArray(array: readonly unknown[], ancestors: Set<object>): string {
+function serialiseArray(array: readonly unknown[], ancestors: Ancestors): string {
   let out = '['
   for (let i = 0; i < array.length; i++) {
     if (i > 0) out += ','
-    out += serialise(array[i], String(i), ancestors) ?? 'null'
+    out += serialise(array[i], i, ancestors) ?? 'null'
   }
   return out + ']'
 }
 
-function serialiseObject(object: object, ancestors: Set<object>): string {
+function serialiseObject(object: object, ancestors: Ancestors): string {
   const record = object as Record<string, unknown>
-  const keys = Object.keys(record).sort()
+  const keys = Object.keys(record)
+  if (keys.length > 1) keys.sort()
   let out = '{'
-  let first = true
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
     const text = serialise(record[key], key, ancestors)
     if (text === undefined) continue
-    out += (first ? '' : ',') + JSON.stringify(key) + ':' + text
-    first = false
+    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text
   }
   return out + '}'
 }
 
-function describeKey(key: string): string {
-  return key === '' ? 'the top level' : `key ${JSON.stringify(key)}`
+function describeKey(key: string | number): string {
+  return key === '' ? 'the top level' : `key ${JSON.stringify(String(key))}`
 }
