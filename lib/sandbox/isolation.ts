@@ -129,10 +129,18 @@ export function wrapInNamespaces(
   const flags = ['--map-root-user']
   if (network) flags.push('--net')
   if (pid) flags.push('--pid', '--fork', '--kill-child')
-  if (!network || probe.ip === undefined) return { file: probe.unshare, args: [...flags, '--', file, ...args] }
-  // A fresh network namespace has loopback down; bring it up so local servers
-  // inside the command still work. "$@" keeps every argument intact: nothing
-  // from the model is ever parsed by this shell.
-  const script = '"$1" link set lo up >/dev/null 2>&1; shift; exec "$@"'
-  return { file: probe.unshare, args: [...flags, '--', '/bin/sh', '-c', script, 'toolsmith-sandbox', probe.ip, file, ...args] }
+  const bringUpLoopback = network && probe.ip !== undefined
+  if (!bringUpLoopback && !pid) return { file: probe.unshare, args: [...flags, '--', file, ...args] }
+  // "$@" keeps every argument intact: nothing from the model is parsed by this shell.
+  // A fresh network namespace has loopback down; bring it up so servers the
+  // command starts on localhost still work.
+  const prelude = bringUpLoopback ? '"$1" link set lo up >/dev/null 2>&1; shift; ' : 'shift; '
+  // In a PID namespace the shell stays as PID 1 and runs the command as its
+  // child: the kernel shields PID 1 from signals sent inside the namespace, so
+  // a command that signals itself (kill $$) must not be PID 1.
+  const script = prelude + (pid ? '"$@"' : 'exec "$@"')
+  return {
+    file: probe.unshare,
+    args: [...flags, '--', '/bin/sh', '-c', script, 'toolsmith-sandbox', probe.ip ?? '', file, ...args],
+  }
 }

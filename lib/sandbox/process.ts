@@ -6,6 +6,7 @@
  * @module
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { constants as osConstants } from 'node:os'
 import { execa } from 'execa'
 import { E_TOOL_ABORTED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR, E_TOOL_TIMEOUT } from '../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
@@ -204,9 +205,10 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
     await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, STREAM_GRACE_MS).unref())])
 
     const rendered = output.render({ cutAtLine: options.mode === 'head' })
+    const exitCode = 'code' in exit ? exit.code : null
     const details = {
-      exitCode: 'code' in exit ? exit.code : null,
-      signal: 'signal' in exit ? exit.signal : null,
+      exitCode,
+      signal: 'signal' in exit ? (exit.signal ?? (pidNamespace ? signalFromShellStatus(exitCode) : null)) : null,
       output: rendered,
     }
     if (ending === 'timeout') {
@@ -256,6 +258,16 @@ async function drainStreams(...streams: (NodeJS.ReadableStream | null | undefine
         }),
     ),
   )
+}
+
+/**
+ * In a PID namespace the command runs under a shell that reports a death by
+ * signal N as status 128 + N, as shells do; recover the signal name.
+ */
+function signalFromShellStatus(code: number | null): string | null {
+  if (code === null || code <= 128 || code > 128 + 64) return null
+  const entry = Object.entries(osConstants.signals).find(([, number]) => number === code - 128)
+  return entry ? entry[0] : null
 }
 
 function spawnError(error: unknown, label: string): Error {
