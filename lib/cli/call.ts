@@ -1,0 +1,68 @@
+/**
+ * `toolsmith call TOOL JSON`: one tool call, result on stdout.
+ *
+ * @module
+ */
+import { createDispatchContext } from '../core/dispatch_context.js'
+import { E_TOOL_DOWNSTREAM_ERROR, errorSummary } from '../exceptions.js'
+import type { ParsedCommandLine } from './options.js'
+import { readAll, write, type CliIo } from './io.js'
+import { oneLine, sandboxTools } from './sandbox_tools.js'
+import { CliUsageError } from './usage.js'
+
+/**
+ * Run `call`.
+ *
+ * @param parsed - The command line.
+ * @param io - The streams.
+ * @returns The exit code: 0, or 1 when the call failed.
+ * @throws {@link CliUsageError} for a missing or unknown tool, or arguments that are not a JSON object.
+ */
+export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
+  const [name, json, ...extra] = parsed.args
+  if (name === undefined || json === undefined) throw new CliUsageError('call needs TOOL and JSON arguments', 'call')
+  if (extra.length > 0) throw new CliUsageError(`Unexpected argument "${extra[0]}" (quote the JSON as one argument)`, 'call')
+  const tools = sandboxTools(parsed.sandbox, 'call')
+  const tool = (tools as unknown as Record<string, (typeof tools)[keyof typeof tools] | undefined>)[name]
+  if (!tool) throw new CliUsageError(`Unknown tool "${name}"; expected ${Object.keys(tools).join(', ')}`, 'call')
+  const args = parseJsonArgs(json === '-' ? await readAll(io.stdin) : json)
+
+  const ctx = createDispatchContext()
+  const stop = (): void => ctx.abort(new Error('interrupted'))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  try {
+    const result = await tool.executor(ctx)(args)
+    const output = typeof result === 'string' || result instanceof Uint8Array ? result : await result.asString()
+    await write(io.stdout, output)
+    if (typeof output === 'string' && output.length > 0 && !output.endsWith('\n')) await write(io.stdout, '\n')
+    return 0
+  } catch (error) {
+    await write(io.stderr, `${oneLine(failureLine(error))}\n`)
+    return 1
+  } finally {
+    process.off('SIGINT', stop)
+    process.off('SIGTERM', stop)
+  }
+}
+
+/** `CODE: message` of what went wrong: the tool's own error rather than the executor's wrapper. */
+function failureLine(error: unknown): string {
+  if (error instanceof E_TOOL_DOWNSTREAM_ERROR && error.cause instanceof Error && 'code' in error.cause) {
+    return errorSummary(error.cause)
+  }
+  return errorSummary(error)
+}
+
+function parseJsonArgs(text: string): unknown {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new CliUsageError(`JSON arguments do not parse: ${(error as Error).message}`, 'call')
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new CliUsageError('JSON arguments must be an object, e.g. \'{"path":"README.md"}\'', 'call')
+  }
+  return value
+}

@@ -1,0 +1,55 @@
+/**
+ * `toolsmith describe [--provider P]`: the tool definitions as JSON.
+ *
+ * @module
+ */
+import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import type { Tool } from '../core/tool.js'
+import { toAnthropicTools } from '../providers/anthropic.js'
+import { toGeminiFunctionDeclarations } from '../providers/gemini.js'
+import { toJsonSchema } from '../providers/json_schema.js'
+import { toMcpTools } from '../providers/mcp.js'
+import { toOpenAIResponsesTools, toOpenAITools } from '../providers/openai.js'
+import type { ParsedCommandLine } from './options.js'
+import { write, type CliIo } from './io.js'
+import { sandboxTools } from './sandbox_tools.js'
+import { CliUsageError } from './usage.js'
+
+type Tools = Tool<SpooledArtifact>[]
+
+/** Every `--provider`, and how it builds the definitions. */
+const PROVIDERS: Readonly<Record<string, (tools: Tools) => unknown[]>> = {
+  jsonschema: (tools) =>
+    tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: toJsonSchema(tool.inputSchema),
+      sideEffect: tool.sideEffect,
+      idempotent: tool.idempotent,
+    })),
+  openai: (tools) => toOpenAITools(tools).definitions,
+  'openai-responses': (tools) => toOpenAIResponsesTools(tools).definitions,
+  anthropic: (tools) => toAnthropicTools(tools).definitions,
+  gemini: (tools) => toGeminiFunctionDeclarations(tools).definitions,
+  mcp: (tools) => toMcpTools(tools).definitions,
+}
+
+/**
+ * Run `describe`.
+ *
+ * @param parsed - The command line.
+ * @param io - The streams.
+ * @returns 0.
+ * @throws {@link CliUsageError} for an unknown provider or extra arguments.
+ */
+export async function runDescribe(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
+  if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'describe')
+  const provider = parsed.provider ?? 'jsonschema'
+  const build = PROVIDERS[provider]
+  if (!build) {
+    throw new CliUsageError(`Unknown provider "${provider}"; expected ${Object.keys(PROVIDERS).join(', ')}`, 'describe')
+  }
+  const tools = Object.values(sandboxTools(parsed.sandbox, 'describe')) as Tools
+  await write(io.stdout, `${JSON.stringify(build(tools), null, 2)}\n`)
+  return 0
+}

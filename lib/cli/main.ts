@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+/**
+ * The `toolsmith` command: `mcp`, `call`, `describe` and `demo`.
+ *
+ * @module
+ */
+import { errorSummary } from '../exceptions.js'
+import { runCall } from './call.js'
+import { runDemo } from './demo.js'
+import { runDescribe } from './describe.js'
+import { write, type CliIo } from './io.js'
+import { runMcp } from './mcp.js'
+import { parseCommandLine } from './options.js'
+import { oneLine } from './sandbox_tools.js'
+import { CliUsageError, HELP } from './usage.js'
+import { packageVersion } from './version.js'
+
+const COMMANDS = { mcp: runMcp, call: runCall, describe: runDescribe, demo: runDemo } as const
+
+/**
+ * Run the program.
+ *
+ * @param argv - The arguments after the script path.
+ * @param io - The streams.
+ * @returns The exit code: 0 success, 1 failure, 2 usage error.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const parsed = parseCommandLine(argv)
+    if (parsed.version && parsed.command === undefined) {
+      await write(io.stdout, `${packageVersion()}\n`)
+      return 0
+    }
+    if (parsed.help) {
+      await write(io.stdout, `${HELP[parsed.command ?? '']}\n`)
+      return 0
+    }
+    if (parsed.command === undefined) {
+      await write(io.stderr, `${HELP['']}\n`)
+      return 2
+    }
+    return await COMMANDS[parsed.command as keyof typeof COMMANDS](parsed, io)
+  } catch (error) {
+    if (error instanceof CliUsageError) {
+      const help = error.command ? `toolsmith ${error.command} --help` : 'toolsmith --help'
+      await write(io.stderr, `toolsmith: ${oneLine(error.message)} (see "${help}")\n`)
+      return error.exitCode
+    }
+    await write(io.stderr, `toolsmith: ${oneLine(errorSummary(error))}\n`)
+    return 1
+  }
+}
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+})

@@ -1,0 +1,43 @@
+/**
+ * `toolsmith mcp`: the five built-in tools served over MCP on stdio.
+ *
+ * @module
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { createMcpServer } from '../providers/mcp_server.js'
+import type { ParsedCommandLine } from './options.js'
+import type { CliIo } from './io.js'
+import { sandboxTools } from './sandbox_tools.js'
+import { CliUsageError } from './usage.js'
+import { packageVersion } from './version.js'
+
+/**
+ * Run `mcp` until the client closes stdin (or the process is signalled).
+ *
+ * @param parsed - The command line.
+ * @param io - The streams (stdout carries the protocol, so nothing else is written there).
+ * @returns 0 once the connection closes.
+ * @throws {@link CliUsageError} for extra arguments or a bad `--root`.
+ */
+export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
+  if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'mcp')
+  const tools = sandboxTools(parsed.sandbox, 'mcp')
+  const server = createMcpServer(Object.values(tools), {
+    name: 'toolsmith',
+    version: packageVersion(),
+    instructions:
+      'Files are read, written and searched inside one sandbox directory; bash runs an executable with arguments ' +
+      '(no shell) in that directory.',
+  })
+  const transport = new StdioServerTransport(io.stdin, io.stdout)
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve
+    io.stdin.once('end', resolve)
+    process.once('SIGTERM', resolve)
+    process.once('SIGINT', resolve)
+  })
+  await server.connect(transport)
+  await closed
+  await server.close().catch(() => undefined)
+  return 0
+}

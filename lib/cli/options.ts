@@ -1,0 +1,107 @@
+/**
+ * Parsing the `toolsmith` command line with `node:util` `parseArgs`.
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util'
+import type { SandboxOptions } from '../sandbox/sandbox.js'
+import { CliUsageError } from './usage.js'
+
+/** The commands, and the options each accepts besides `--help`. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  mcp: ['root', 'allow-network', 'max-output-bytes', 'timeout-ms'],
+  call: ['root', 'allow-network', 'max-output-bytes', 'timeout-ms'],
+  describe: ['root', 'allow-network', 'max-output-bytes', 'timeout-ms', 'provider'],
+  demo: ['allow-network', 'max-output-bytes', 'timeout-ms', 'keep'],
+}
+
+const ALL_OPTIONS = {
+  root: { type: 'string' },
+  'allow-network': { type: 'boolean' },
+  'max-output-bytes': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  provider: { type: 'string' },
+  keep: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const
+
+/** A parsed command line. */
+export interface ParsedCommandLine {
+  /** The command, or `undefined` when none was given. */
+  command: string | undefined
+  /** Positional arguments after the command. */
+  args: string[]
+  /** Whether `--help` was given. */
+  help: boolean
+  /** Whether `--version` was given. */
+  version: boolean
+  /** The sandbox options from `--root`, `--allow-network`, `--max-output-bytes`, `--timeout-ms`. */
+  sandbox: SandboxOptions
+  /** `--provider`, for `describe`. */
+  provider: string | undefined
+  /** `--keep`, for `demo`. */
+  keep: boolean
+}
+
+/**
+ * Parse `argv` (without the node and script paths).
+ *
+ * @param argv - The arguments.
+ * @returns The command, its positionals and options.
+ * @throws {@link CliUsageError} for unknown commands or options, and bad values.
+ */
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof ALL_OPTIONS; allowPositionals: true; strict: true }>>
+  try {
+    parsed = parseArgs({ args: [...argv], options: ALL_OPTIONS, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new CliUsageError(firstLine((error as Error).message), commandOf(argv))
+  }
+  const { values, positionals } = parsed
+  const [command, ...args] = positionals
+  if (command !== undefined && !(command in COMMAND_OPTIONS)) {
+    throw new CliUsageError(`Unknown command "${command}"; expected mcp, call, describe or demo`)
+  }
+  if (command !== undefined) {
+    const allowed = COMMAND_OPTIONS[command]!
+    for (const name of Object.keys(values)) {
+      if (name !== 'help' && name !== 'version' && !allowed.includes(name)) {
+        throw new CliUsageError(`Option "--${name}" does not apply to "${command}"`, command)
+      }
+    }
+  }
+  const sandbox: SandboxOptions = {}
+  if (values.root !== undefined) {
+    if (values.root === '') throw new CliUsageError('--root needs a directory', command)
+    sandbox.rootDir = values.root
+  }
+  if (values['allow-network']) sandbox.allowNetwork = true
+  if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
+  if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
+  return {
+    command,
+    args,
+    help: values.help === true,
+    version: values.version === true,
+    sandbox,
+    provider: values.provider,
+    keep: values.keep === true,
+  }
+}
+
+function positiveInteger(option: string, text: string, command: string | undefined): number {
+  if (!/^\d+$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) {
+    throw new CliUsageError(`${option} needs a positive integer (got "${text}")`, command)
+  }
+  return Number(text)
+}
+
+function commandOf(argv: readonly string[]): string | undefined {
+  const first = argv.find((arg) => !arg.startsWith('-'))
+  return first !== undefined && first in COMMAND_OPTIONS ? first : undefined
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim()
+}

@@ -1,0 +1,38 @@
+/**
+ * The five built-in tools for a command, built from its sandbox options.
+ *
+ * @module
+ */
+import { errorSummary } from '../exceptions.js'
+import { Sandbox, type SandboxOptions } from '../sandbox/sandbox.js'
+import { createTools, type BuiltinTools } from '../tools/index.js'
+import { CliUsageError } from './usage.js'
+
+/**
+ * Create the sandbox and tools, turning a bad `--root` (missing, not a
+ * directory) into a usage error.
+ *
+ * @param options - Sandbox options from the command line.
+ * @param command - The command, for the error's help pointer.
+ * @returns The tools.
+ * @throws {@link CliUsageError} when the sandbox cannot be created.
+ */
+export function sandboxTools(options: SandboxOptions, command: string): BuiltinTools {
+  let sandbox: Sandbox
+  try {
+    sandbox = new Sandbox(options)
+  } catch (error) {
+    throw new CliUsageError(oneLine(errorSummary(error)), command)
+  }
+  return createTools(sandbox)
+}
+
+/**
+ * Collapse whitespace so a message prints as one line.
+ *
+ * @param text - Any text.
+ * @returns The text on one line.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim()
+}

@@ -1,0 +1,94 @@
+/**
+ * The `toolsmith` command's help texts and usage error.
+ *
+ * @module
+ */
+
+/** A command line the program cannot act on: reported in one line, exit code 2. */
+export class CliUsageError extends Error {
+  /** Always 2. */
+  readonly exitCode = 2
+  /** Which command's help to point at, if any. */
+  readonly command: string | undefined
+
+  /**
+   * @param message - What is wrong, in one line.
+   * @param command - The command whose `--help` explains the fix.
+   */
+  constructor(message: string, command?: string) {
+    super(message)
+    this.name = 'CliUsageError'
+    this.command = command
+  }
+}
+
+const COMMON = `Options:
+  --root DIR               Sandbox root: nothing outside it is read, written or run in
+                           (default: the current directory)
+  --allow-network          Let bash reach the network (blocked by default)
+  --max-output-bytes N     Largest output, file or content a tool handles (default: 200000)
+  --timeout-ms N           Timeout of bash and grep calls (default: 60000)
+  -h, --help               Show this help`
+
+/** Help of each command, and of the program (key `''`). */
+export const HELP: Readonly<Record<string, string>> = {
+  '': `Usage: toolsmith <command> [options]
+
+Sandboxed read, write, edit, grep and bash tools for agents.
+
+Commands:
+  mcp                        Serve the five tools over MCP (stdio)
+  call TOOL JSON             Run one tool call and print its result
+  describe [--provider P]    Print the tool definitions as a JSON array
+  demo                       Run a scripted agent turn on a copy of a small project
+
+Run "toolsmith <command> --help" for a command's options.
+Exit codes: 0 success, 1 the tool call or demo failed, 2 usage error.
+
+  -h, --help               Show this help
+  -v, --version            Print the version`,
+
+  mcp: `Usage: toolsmith mcp [options]
+
+Serve read, write, edit, grep and bash over the Model Context Protocol on
+stdin/stdout, sandboxed to --root. Point any MCP client at this command.
+Example client configuration:
+  { "command": "npx", "args": ["toolsmith", "mcp", "--root", "/path/to/project"] }
+
+${COMMON}`,
+
+  call: `Usage: toolsmith call TOOL JSON [options]
+
+Run one call of TOOL (read, write, edit, grep or bash) with JSON arguments
+("-" reads them from stdin) and print the result to stdout. On failure, print
+one line "CODE: message" to stderr and exit with 1.
+
+Examples:
+  toolsmith call read '{"path":"package.json"}'
+  toolsmith call grep '{"pattern":"TODO","path":"lib"}'
+  toolsmith call bash '{"cmd":"git","args":["status","--short"]}'
+
+${COMMON}`,
+
+  describe: `Usage: toolsmith describe [--provider P] [options]
+
+Print the definitions of read, write, edit, grep and bash as a JSON array, one
+entry per tool in the provider's shape.
+
+  --provider P             jsonschema (default), openai, openai-responses,
+                           anthropic, gemini or mcp
+${COMMON}`,
+
+  demo: `Usage: toolsmith demo [options]
+
+Copy a small example project (a JS module with a bug and its node:test
+tests) to a temporary folder and run a scripted agent turn on it: read and
+grep in parallel, edit to fix the bug, then bash runs the tests. Prints every
+event, call and duration, then the tool-call journal. No API key, no network.
+
+  --keep                   Keep the temporary copy (its path is printed)
+  --allow-network          Let bash reach the network (not needed by the demo)
+  --max-output-bytes N     Largest output a tool handles (default: 200000)
+  --timeout-ms N           Timeout of bash and grep calls (default: 60000)
+  -h, --help               Show this help`,
+}
