@@ -1,8 +1,8 @@
 /** An ajv instance for draft 2020-12, as strict as ajv gets, with formats left to joi. */
-import Ajv2020Module from 'ajv/dist/2020.js'
+import * as ajv2020 from 'ajv/dist/2020.js'
 
-// ajv ships CommonJS with a default export; under NodeNext the class is on `.default`.
-const Ajv2020 = (Ajv2020Module as unknown as { default: typeof Ajv2020Module }).default ?? Ajv2020Module
+// ajv is CommonJS: under NodeNext the class is the module's `default` export, one level down.
+const Ajv2020 = ajv2020.default.default ?? ajv2020.default
 
 /**
  * Strict mode rejects unknown keywords and ambiguous schemas, so a schema it
