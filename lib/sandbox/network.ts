@@ -321,6 +321,7 @@ function unwrapShell(rest: readonly string[]): string[][] | undefined {
  */
 function splitScript(script: string): string[][] {
   const commands: string[][] = []
+  const nested: string[][] = []
   let words: string[] = []
   let word = ''
   let inWord = false
@@ -348,9 +349,11 @@ function splitScript(script: string): string[][] {
       if (ch === '"') quote = undefined
       else if (ch === '\\' && i + 1 < script.length) word += script[++i]
       else if (ch === '`' || (ch === '$' && script[i + 1] === '(')) {
-        // A substitution inside double quotes is a command of its own.
-        endCommand()
-        if (ch === '$') i++
+        // A substitution inside double quotes is a script of its own.
+        const [body, end] = readSubstitution(script, i)
+        nested.push(...splitScript(body))
+        word += script.slice(i, end + 1)
+        i = end
       } else word += ch
       continue
     }
@@ -368,16 +371,46 @@ function splitScript(script: string): string[][] {
       endWord()
       continue
     }
-    if (';&|\n()`{}<>'.includes(ch) || (ch === '$' && script[i + 1] === '(')) {
+    if (ch === '`' || (ch === '$' && script[i + 1] === '(')) {
+      const [body, end] = readSubstitution(script, i)
+      nested.push(...splitScript(body))
+      i = end
+      inWord = true
+      continue
+    }
+    if (';&|\n(){}<>'.includes(ch)) {
       endCommand()
-      if (ch === '$') i++
       continue
     }
     word += ch
     inWord = true
   }
   endCommand()
-  return commands
+  return [...commands, ...nested]
+}
+
+/**
+ * The body of the substitution starting at `start` (a backquote or `$(`) and
+ * the index of its closing character (the end of the script when unclosed).
+ */
+function readSubstitution(script: string, start: number): [string, number] {
+  if (script[start] === '`') {
+    const end = script.indexOf('`', start + 1)
+    return end === -1 ? [script.slice(start + 1), script.length - 1] : [script.slice(start + 1, end), end]
+  }
+  let depth = 0
+  let quote: string | undefined
+  for (let i = start + 1; i < script.length; i++) {
+    const ch = script[i]!
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined
+      continue
+    }
+    if (ch === "'" || ch === '"') quote = ch
+    else if (ch === '(') depth++
+    else if (ch === ')' && --depth === 0) return [script.slice(start + 2, i), i]
+  }
+  return [script.slice(start + 2), script.length - 1]
 }
 
 /** `env -S` splitting: whitespace-separated words with simple quotes. */

@@ -1,0 +1,218 @@
+/**
+ * The network guard (a word list, checked before spawning) and the network
+ * namespace (which stops what a word list cannot). Nothing here contacts an
+ * address other than 127.0.0.1.
+ */
+import net from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  GIT_REMOTE_SUBCOMMANDS,
+  NETWORK_EXECUTABLES,
+  Sandbox,
+  assertOfflineCommand,
+  createTools,
+} from '../../lib/index.js'
+import { call, failure, makeFixture, type Fixture } from '../tools/helpers.js'
+
+type Row = readonly [cmd: string, args: readonly string[], code: 'TOOL_NETWORK_DISABLED' | 'TOOL_GIT_REMOTE_DISABLED']
+
+const N = 'TOOL_NETWORK_DISABLED'
+const G = 'TOOL_GIT_REMOTE_DISABLED'
+
+const refused: readonly Row[] = [
+  // every listed executable, with a harmless-looking argument
+  ...NETWORK_EXECUTABLES.map((name): Row => [name, ['--version'], N]),
+  // case, paths and version suffixes
+  ['CURL', ['example'], N],
+  ['Wget', ['example'], N],
+  ['/usr/bin/curl', ['example'], N],
+  ['./bin/../curl', [], N],
+  ['pip3.12', ['install', 'x'], N],
+  ['ping6', ['localhost'], N],
+  ['curl.exe', [], N],
+  // git remote subcommands, after global options too
+  ...GIT_REMOTE_SUBCOMMANDS.map((sub): Row => ['git', [sub], G]),
+  ['git', ['-C', 'repo', 'push'], G],
+  ['git', ['-c', 'user.name=x', 'fetch', 'origin'], G],
+  ['git', ['--no-pager', '-C', '.', 'PULL'], G],
+  ['/usr/bin/git', ['remote', '-v'], G],
+  ['git', ['--git-dir', '.git', 'ls-remote'], G],
+  // URLs, addresses and proxies in any argument, any case
+  ['echo', ['https://example.com'], N],
+  ['node', ['fetch.js', 'HTTP://EXAMPLE.COM'], N],
+  ['python3', ['-c', 'import urllib.request as u; u.urlopen("ftp://x")'], N],
+  ['echo', ['see www.example.com'], N],
+  ['echo', ['WWW.EXAMPLE.COM'], N],
+  ['ls', ['git@github.com:org/repo.git'], N],
+  ['node', ['client.js', '10.0.0.1:8080'], N],
+  ['node', ['client.js', '127.0.0.1:3000'], N],
+  ['node', ['client.js', '[::1]:8080'], N],
+  ['make', ['--proxy=http'], N],
+  ['env', ['HTTPS_PROXY=x', 'ls'], N],
+  ['env', ['http_proxy=x', 'ls'], N],
+  // wrappers are unwrapped
+  ['env', ['curl', 'example'], N],
+  ['env', ['-i', 'A=1', '-u', 'B', 'wget', 'x'], N],
+  ['env', ['-S', 'curl example'], N],
+  ['timeout', ['5', 'wget', 'x'], N],
+  ['timeout', ['-s', 'KILL', '-k', '1', '5', 'ssh', 'host'], N],
+  ['nice', ['-n', '10', 'curl', 'x'], N],
+  ['nohup', ['scp', 'a', 'b'], N],
+  ['xargs', ['-n1', 'curl'], N],
+  ['xargs', ['-I', '{}', 'wget', '{}'], N],
+  ['busybox', ['wget', 'x'], N],
+  ['busybox', ['nc', 'host', '80'], N],
+  ['sh', ['-c', 'curl example'], N],
+  ['bash', ['-c', 'echo hi && wget example'], N],
+  ['bash', ['-lc', 'ls | nc host 80'], N],
+  ['sh', ['-e', '-c', 'X=1 npm install'], N],
+  ['sh', ['-c', 'echo "$(curl example)"'], N],
+  ['sh', ['-c', 'echo `wget -qO- x`'], N],
+  ['sh', ['-c', 'cd repo; git push origin main'], G],
+  ['sh', ['-c', "bash -c 'timeout 5 curl x'"], N],
+  ['/bin/sh', ['-c', 'env nice nohup curl x'], N],
+  ['timeout', ['5', 'sh', '-c', 'git -C r fetch'], G],
+  ['command', ['curl', 'x'], N],
+  ['stdbuf', ['-o0', 'wget', 'x'], N],
+]
+
+const allowed: readonly (readonly [string, readonly string[]])[] = [
+  ['echo', ['bundle.js']],
+  ['echo', ['fetch', 'later']],
+  ['git', ['status']],
+  ['git', ['diff', '--stat']],
+  ['git', ['log', '-n', '3']],
+  ['git', ['commit', '-m', 'fetch later']],
+  ['git', ['commit', '-m', 'push the button, pull the lever']],
+  ['git', ['-C', 'sub', 'status']],
+  ['git', ['add', 'remote.ts']],
+  ['ls', ['pipeline.txt']],
+  ['ls', ['curl']],
+  ['cat', ['npm-debug.log']],
+  ['grep', ['-r', 'wget', 'src']],
+  ['node', ['build.js']],
+  ['python3', ['-c', 'print(1 + 1)']],
+  ['sh', ['-c', 'echo done > out.txt; cat out.txt']],
+  ['sh', ['script.sh']],
+  ['env', ['FOO=1', 'node', 'x.js']],
+  ['timeout', ['5', 'ls']],
+  ['xargs', ['echo']],
+  ['echo', ['version 1.2.3']],
+  ['echo', ['awww.txt']],
+  ['make', ['test']],
+  ['tsc', ['-p', 'tsconfig.json']],
+]
+
+describe('network guard', () => {
+  it('covers at least 40 refused and 15 allowed commands', () => {
+    expect(refused.length).toBeGreaterThanOrEqual(40)
+    expect(allowed.length).toBeGreaterThanOrEqual(15)
+  })
+
+  it.each(refused)('refuses %s %j', (cmd, args, code) => {
+    let thrown: unknown
+    try {
+      assertOfflineCommand(cmd, args)
+    } catch (error) {
+      thrown = error
+    }
+    expect((thrown as { code?: string } | undefined)?.code).toBe(code)
+  })
+
+  it.each(allowed)('allows %s %j', (cmd, args) => {
+    expect(() => assertOfflineCommand(cmd, args)).not.toThrow()
+  })
+})
+
+describe('bash with allowNetwork: false', () => {
+  let fx: Fixture
+  beforeAll(() => {
+    fx = makeFixture()
+  })
+  afterAll(() => fx.cleanup())
+
+  it.each(refused.slice(0, 60))('refuses %s %j before spawning', async (cmd, args, code) => {
+    const error = await failure(fx.tools.bash, { cmd, args: [...args] })
+    expect(error.code).toBe(code)
+    expect(error.message).toMatch(/allowNetwork/)
+  })
+
+  it('runs plain commands whose words look like network words', async () => {
+    expect(await call(fx.tools.bash, { cmd: 'echo', args: ['bundle.js'] })).toBe('bundle.js\n')
+    expect(await call(fx.tools.bash, { cmd: 'echo', args: ['fetch', 'later'] })).toBe('fetch later\n')
+    expect(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo pipeline > pipeline.txt; ls pipeline.txt'] })).toBe(
+      'pipeline.txt\n',
+    )
+  })
+
+  it('does not guard when allowNetwork is true', async () => {
+    const open = createTools({ rootDir: fx.root, allowNetwork: true })
+    expect(await call(open.bash, { cmd: 'echo', args: ['https://example.com'] })).toBe('https://example.com\n')
+  })
+})
+
+describe('network namespace', () => {
+  let fx: Fixture
+  let server: net.Server
+  let port = 0
+  let connections = 0
+
+  beforeAll(async () => {
+    fx = makeFixture()
+    server = net.createServer((socket) => {
+      connections++
+      socket.end('hello from the host\n')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as net.AddressInfo).port
+  })
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve))
+    fx.cleanup()
+  })
+
+  // The port goes in through the environment: an "IP:port" argument would be refused by the guard.
+  const client = `
+    const socket = require('net').connect(Number(process.env.TARGET_PORT), '127.' + '0.0.1')
+    socket.on('connect', () => { console.log('CONNECTED'); socket.end() })
+    socket.on('error', (error) => { console.log('FAILED ' + error.code); process.exitCode = 0 })
+    setTimeout(() => { console.log('FAILED TIMEOUT'); process.exit(0) }, 5000).unref()
+  `
+
+  it('reports the truth about this machine', () => {
+    const isolation = new Sandbox().isolation
+    expect(typeof isolation.network).toBe('boolean')
+    expect(typeof isolation.pid).toBe('boolean')
+    expect(new Sandbox({ allowNetwork: true }).isolation.network).toBe(false)
+  })
+
+  it('stops an interpreter from reaching a listener on 127.0.0.1, which allowNetwork: true reaches', async () => {
+    const closed = createTools({ rootDir: fx.root, env: { TARGET_PORT: String(port) } })
+    const open = createTools({ rootDir: fx.root, env: { TARGET_PORT: String(port) }, allowNetwork: true })
+
+    const before = connections
+    const reached = await call(open.bash, { cmd: process.execPath, args: ['-e', client] })
+    expect(reached).toContain('CONNECTED')
+    expect(connections).toBe(before + 1)
+
+    const isolated = new Sandbox({ rootDir: fx.root }).isolation.network
+    const blocked = await call(closed.bash, { cmd: process.execPath, args: ['-e', client] })
+    if (isolated) {
+      expect(blocked).toMatch(/FAILED/)
+      expect(connections).toBe(before + 1)
+    } else {
+      // Without a network namespace the guard is all there is, and isolation says so.
+      expect(blocked).toContain('CONNECTED')
+    }
+  })
+
+  it.runIf(new Sandbox().isolation.network)('brings loopback up inside the namespace, so local servers still work', async () => {
+    const script = `
+      const net = require('net')
+      const server = net.createServer((s) => s.end('inner\\n')).listen(0, '127.' + '0.0.1', () => {
+        net.connect(server.address().port, '127.' + '0.0.1').on('data', (d) => { process.stdout.write(d); server.close(); process.exit(0) })
+      })
+    `
+    expect(await call(fx.tools.bash, { cmd: process.execPath, args: ['-e', script] })).toBe('inner\n')
+  })
+})
