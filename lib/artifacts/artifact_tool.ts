@@ -122,7 +122,7 @@ export class ArtifactTool extends Tool<SpooledArtifact> {
       name: method.toolName,
       description:
         `${method.description} Pick the result with "callId": the callId of the earlier tool call ` +
-        `(known: ${applicable.map((e) => `${e.checksum} from ${e.tool}`).join(', ') || 'none'}). ` +
+        `(known: ${describeKnown(applicable)}). ` +
         `Output is capped at ${limits.maxLines} lines / ${limits.maxBytes} bytes per call.`,
       inputSchema: method.inputSchema.keys({
         callId: validator.string().required().description('callId (or provider call id) of the earlier tool call'),
@@ -171,6 +171,13 @@ export class ArtifactTool extends Tool<SpooledArtifact> {
 export function appliesTo(method: ArtifactToolMethod<any>, artifact: SpooledArtifact): boolean {
   const methods = (artifact.constructor as { toolMethods?: readonly ArtifactToolMethod<any>[] }).toolMethods ?? []
   return methods.some((m) => m.toolName === method.toolName)
+}
+
+// Descriptions are sent to the model on every step: name a few ids, not hundreds.
+function describeKnown(entries: ArtifactEntry[]): string {
+  if (entries.length === 0) return 'none'
+  const named = entries.slice(-20).map((e) => `${e.checksum} from ${e.tool}`)
+  return (entries.length > 20 ? `${entries.length - 20} older, then ` : '') + named.join(', ')
 }
 
 function findEntry(byId: ReadonlyMap<string, ArtifactEntry>, callId: string): ArtifactEntry | undefined {

@@ -73,7 +73,13 @@ export interface FromResultOptions {
 }
 
 /** What {@link SpooledArtifact.forgeTools} accepts: calls, or a turn that holds them. */
-export type ForgeToolsInput = Iterable<ToolCall> | { turnToolCalls: Iterable<ToolCall> }
+export type ForgeToolsInput = Iterable<ToolCall> | TurnToolCalls
+
+/** A turn (or anything) that carries the calls it made. */
+export interface TurnToolCalls {
+  /** The calls made during the turn. */
+  turnToolCalls: Iterable<ToolCall>
+}
 
 /**
  * A tool's output, kept in a spool (memory or disk) and read in pieces, so a
@@ -328,7 +334,7 @@ export class SpooledArtifact {
   }
 }
 
-function isTurn(value: unknown): value is { turnToolCalls: Iterable<ToolCall> } {
+function isTurn(value: unknown): value is TurnToolCalls {
   return typeof value === 'object' && value !== null && 'turnToolCalls' in value
 }
 

@@ -23,10 +23,29 @@ export interface SpooledJsonArtifactOptions {
 }
 
 /** What {@link SpooledJsonArtifact.keys} reports about the value at a path. */
-export type JsonShape =
-  | { type: 'object'; keys: string[] }
-  | { type: 'array'; length: number }
-  | { type: 'string' | 'number' | 'boolean' | 'null' }
+export type JsonShape = JsonObjectShape | JsonArrayShape | JsonScalarShape
+
+/** An object, with its keys in order. */
+export interface JsonObjectShape {
+  /** Always `'object'`. */
+  type: 'object'
+  /** The object's own keys. */
+  keys: string[]
+}
+
+/** An array, with its length. */
+export interface JsonArrayShape {
+  /** Always `'array'`. */
+  type: 'array'
+  /** How many items. */
+  length: number
+}
+
+/** A scalar. */
+export interface JsonScalarShape {
+  /** The JSON type of the value. */
+  type: 'string' | 'number' | 'boolean' | 'null'
+}
 
 /** One step of a parsed JSON path: a key or an array index. */
 export type JsonPathSegment = string | number
