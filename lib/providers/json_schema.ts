@@ -46,7 +46,9 @@ export interface ToJsonSchemaOptions {
  * dependencies (`and`, `or`, `xor`, `with`…), custom rules, `insensitive()`
  * and `trim()`/`case()` under `convert: false`, `number.unsafe` (integers
  * beyond 2^53), formats joi checks more strictly than their JSON Schema name
- * (`email`, `uri`, `ip`, `hex`…) and `forbidden()` keys of open objects.
+ * (`email`, `uri`, `ip`, `hex`…), `forbidden()` keys of open objects, and
+ * string lengths with characters outside the BMP (joi counts UTF-16 code
+ * units, JSON Schema counts code points).
  * `Joi.date()` and `Joi.binary()` become strings (`date-time`, `binary`)
  * that joi itself only accepts with `convert: true`.
  *

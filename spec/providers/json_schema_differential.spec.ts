@@ -17,6 +17,15 @@ function joiAccepts(schema: Schema, value: unknown): boolean {
   return schema.validate(value, { convert: false }).error === undefined
 }
 
+/**
+ * The one documented gap the generators can reach: joi measures string
+ * length in UTF-16 code units, JSON Schema in code points, so a string with a
+ * character outside the BMP may be on different sides of a length limit.
+ */
+function hasAstralCharacter(value: unknown): boolean {
+  return /[\u{10000}-\u{10FFFF}]/u.test(JSON.stringify(value) ?? '')
+}
+
 function ajvAccepts(schema: Schema, value: unknown): boolean {
   return ajv.validate(toJsonSchema(schema), value) as boolean
 }
@@ -31,6 +40,7 @@ describe.each(allTools().map((tool) => [tool.name, tool] as const))('joi and ajv
       fc.property(arbitraryFor(json), (value) => {
         const joi = joiAccepts(tool.inputSchema, value)
         outcomes[joi ? 'accepted' : 'rejected']++
+        if (validate(value) !== joi && hasAstralCharacter(value)) return
         expect({ value, ajv: validate(value) }).toEqual({ value, ajv: joi })
       }),
       { numRuns: RUNS },
@@ -47,6 +57,7 @@ describe.each(allTools().map((tool) => [tool.name, tool] as const))('joi and ajv
       fc.property(arbitraryFor(toOpenAIStrictSchema(json)), (value) => {
         if (strict(value)) strictValid++
         const cleaned = dropOptionalNulls(tool, value)
+        if (validate(cleaned) !== joiAccepts(tool.inputSchema, cleaned) && hasAstralCharacter(cleaned)) return
         expect({ value, ajv: validate(cleaned) }).toEqual({ value, ajv: joiAccepts(tool.inputSchema, cleaned) })
       }),
       { numRuns: RUNS },
@@ -76,6 +87,14 @@ describe('documented joi/JSON Schema disagreements (joi rejects, ajv accepts)', 
   it.each(cases.filter((c) => c[2] !== null))('%s', (_label, schema, value) => {
     expect(joiAccepts(schema, value)).toBe(false)
     expect(ajvAccepts(schema, value)).toBe(true)
+  })
+
+  it('string lengths: joi counts UTF-16 code units, JSON Schema counts code points', () => {
+    const astral = '\u{10000}' // one code point, two code units
+    expect(joiAccepts(validator.object({ s: validator.string().max(1) }), { s: astral })).toBe(false)
+    expect(ajvAccepts(validator.object({ s: validator.string().max(1) }), { s: astral })).toBe(true)
+    expect(joiAccepts(validator.object({ s: validator.string().min(2) }), { s: astral })).toBe(true)
+    expect(ajvAccepts(validator.object({ s: validator.string().min(2) }), { s: astral })).toBe(false)
   })
 
   it('insensitive() enums: joi accepts another case, ajv rejects it', () => {
