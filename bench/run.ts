@@ -11,14 +11,18 @@ import { fileURLToPath } from 'node:url'
 import { renderChart } from './chart.js'
 import { updatePerformanceDoc } from './docs.js'
 import { skippedRow, type Figure, type Row, type RunConfig } from './figure.js'
+import { bashSpawnFigure } from './figures/bash_spawn.js'
 import { callIdFigure } from './figures/call_id.js'
+import { editFigure } from './figures/edit.js'
 import { executorFigure } from './figures/executor.js'
+import { grepFigure } from './figures/grep.js'
+import { readFigure } from './figures/read.js'
 import { describeMachine, machineLine } from './machine.js'
 import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [executorFigure, callIdFigure]
+const FIGURES: Figure[] = [executorFigure, callIdFigure, grepFigure, bashSpawnFigure, editFigure, readFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

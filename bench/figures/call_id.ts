@@ -27,7 +27,7 @@ export const callIdFigure: Figure = {
         // The executor's callId formula (DESIGN.md, Core, step 1), through the public exports.
         subject: () => timed(() => sha256Hex(canonicalStringify(call)), reps),
       },
-      { warmup: 3, samples: config.quick ? 5 : 15 },
+      { warmup: 5, samples: config.quick ? 7 : 21 },
     )
     return [
       makeRow({

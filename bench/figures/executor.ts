@@ -23,7 +23,7 @@ export const executorFigure: Figure = {
     const tool = new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' })
     const execute = tool.executor(createDispatchContext())
     if ((await execute(ARGS)) !== 'ok') throw new Error('no-op tool did not return "ok"')
-    const reps = config.quick ? 500 : 2_000
+    const reps = config.quick ? 2_000 : 5_000
     const samples = await interleave(
       {
         baseline: () =>
@@ -34,7 +34,7 @@ export const executorFigure: Figure = {
           }, reps),
         subject: () => timed(() => execute(ARGS), reps),
       },
-      { warmup: 3, samples: config.quick ? 5 : 15 },
+      { warmup: 10, samples: config.quick ? 7 : 21 },
     )
     return [
       makeRow({
