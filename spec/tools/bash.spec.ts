@@ -1,0 +1,249 @@
+/**
+ * `bash`: no shell, limits, sandboxed cwd, closed stdin, scrubbed env,
+ * bounded capture, failures, timeouts and cancellation that leave no
+ * process behind.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Sandbox, createDispatchContext, createTools, getDefinedToolMetadata } from '../../lib/index.js'
+import { call, failure, isAlive, makeFixture, waitGone, type Fixture } from './helpers.js'
+
+let fx: Fixture
+
+beforeEach(() => {
+  fx = makeFixture()
+})
+afterEach(() => fx.cleanup())
+
+/** A shell snippet that writes the host PID of the shell running it to FILE (works inside a PID namespace). */
+const writePid = (file: string): string => `read -r pid rest < /proc/self/stat; echo $pid > ${file}`
+
+describe('bash: running programs', () => {
+  it('is a side-effect, non-idempotent tool named bash', () => {
+    expect(getDefinedToolMetadata(fx.tools.bash)).toEqual({ name: 'bash', sideEffect: true, idempotent: false })
+  })
+
+  it('runs cmd with args verbatim: no shell parsing, globbing or expansion', async () => {
+    const out = await call(fx.tools.bash, { cmd: 'printf', args: ['%s|', 'a b', '$HOME', '*', '; ls', '"q"'] })
+    expect(out).toBe('a b|$HOME|*|; ls|"q"|')
+  })
+
+  it('returns stdout and stderr combined', async () => {
+    const out = await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo out; echo err >&2'] })
+    expect(out).toContain('out\n')
+    expect(out).toContain('err\n')
+  })
+
+  it('runs in the root by default and in opts.cwd inside it', async () => {
+    fs.mkdirSync(path.join(fx.root, 'sub', 'dir'), { recursive: true })
+    expect(await call(fx.tools.bash, { cmd: 'pwd' })).toBe(`${fx.root}\n`)
+    expect(await call(fx.tools.bash, { cmd: 'pwd', opts: { cwd: 'sub/dir' } })).toBe(`${path.join(fx.root, 'sub', 'dir')}\n`)
+    expect(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo $PWD'], opts: { cwd: 'sub' } })).toBe(
+      `${path.join(fx.root, 'sub')}\n`,
+    )
+  })
+
+  it('runs a relative ./script against the working directory', async () => {
+    fs.writeFileSync(path.join(fx.root, 'hello.sh'), '#!/bin/sh\necho "hello $1"\n', { mode: 0o755 })
+    expect(await call(fx.tools.bash, { cmd: './hello.sh', args: ['world'] })).toBe('hello world\n')
+  })
+
+  it('accepts an absolute executable (process.execPath)', async () => {
+    expect(await call(fx.tools.bash, { cmd: process.execPath, args: ['-e', 'console.log(6 * 7)'] })).toBe('42\n')
+  })
+
+  it('a missing cwd is TOOL_FILE_NOT_FOUND, a file as cwd TOOL_PATH_INVALID', async () => {
+    expect((await failure(fx.tools.bash, { cmd: 'ls', opts: { cwd: 'nope' } })).code).toBe('TOOL_FILE_NOT_FOUND')
+    fs.writeFileSync(path.join(fx.root, 'f.txt'), '')
+    expect((await failure(fx.tools.bash, { cmd: 'ls', opts: { cwd: 'f.txt' } })).code).toBe('TOOL_PATH_INVALID')
+  })
+
+  it('a missing executable is TOOL_COMMAND_NOT_FOUND, by name or by path', async () => {
+    const byName = await failure(fx.tools.bash, { cmd: 'definitely-not-a-command-xyz' })
+    expect(byName.code).toBe('TOOL_COMMAND_NOT_FOUND')
+    expect(byName.message).not.toMatch(/ENOENT/)
+    expect((await failure(fx.tools.bash, { cmd: './missing.sh' })).code).toBe('TOOL_COMMAND_NOT_FOUND')
+    fs.writeFileSync(path.join(fx.root, 'noexec.sh'), 'echo hi\n', { mode: 0o644 })
+    expect((await failure(fx.tools.bash, { cmd: './noexec.sh' })).code).toBe('TOOL_COMMAND_NOT_FOUND')
+  })
+
+  it('closes stdin: a program reading it sees end-of-file at once', async () => {
+    expect(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'cat; echo "eof reached"'] })).toBe('eof reached\n')
+  })
+})
+
+describe('bash: argument limits (in the schema)', () => {
+  it('cmd up to 8192 characters', async () => {
+    expect((await failure(fx.tools.bash, { cmd: 'x'.repeat(8193) })).code).toBe('E_INVALID_TOOL_ARGS')
+    expect((await failure(fx.tools.bash, { cmd: '' })).code).toBe('E_INVALID_TOOL_ARGS')
+    // 8192 is accepted by validation and fails later as an unknown program.
+    expect((await failure(fx.tools.bash, { cmd: 'x'.repeat(8192) })).code).toBe('TOOL_COMMAND_NOT_FOUND')
+  })
+
+  it('at most 128 arguments of at most 8192 characters', async () => {
+    expect(await call(fx.tools.bash, { cmd: 'echo', args: Array(128).fill('a') })).toBe(`${Array(128).fill('a').join(' ')}\n`)
+    expect((await failure(fx.tools.bash, { cmd: 'echo', args: Array(129).fill('a') })).code).toBe('E_INVALID_TOOL_ARGS')
+    expect(await call(fx.tools.bash, { cmd: 'printf', args: ['%s', 'y'.repeat(8192)] })).toBe('y'.repeat(8192))
+    expect((await failure(fx.tools.bash, { cmd: 'echo', args: ['y'.repeat(8193)] })).code).toBe('E_INVALID_TOOL_ARGS')
+    expect((await failure(fx.tools.bash, { cmd: 'echo', args: ['a\0b'] })).code).toBe('E_INVALID_TOOL_ARGS')
+    expect((await failure(fx.tools.bash, { cmd: 'echo', args: [1] })).code).toBe('E_INVALID_TOOL_ARGS')
+    expect((await failure(fx.tools.bash, { cmd: 'echo', opts: { cwd: '.', shell: true } })).code).toBe('E_INVALID_TOOL_ARGS')
+  })
+})
+
+describe('bash: environment', () => {
+  it('passes an allow-list plus Sandbox.env, never proxies, loader hooks or secrets', async () => {
+    const saved = { ...process.env }
+    Object.assign(process.env, {
+      HTTPS_PROXY: 'http://proxy.invalid',
+      http_proxy: 'http://proxy.invalid',
+      LD_PRELOAD: '/tmp/evil.so',
+      NODE_OPTIONS: '--require /tmp/evil.js',
+      AWS_SECRET_ACCESS_KEY: 'hunter2',
+      GITHUB_TOKEN: 'ghp_secret',
+      LC_ALL: 'C',
+    })
+    try {
+      const tools = createTools({ rootDir: fx.root, env: { PROJECT_FLAG: 'yes' } })
+      const out = String(await call(tools.bash, { cmd: 'env' }))
+      const names = out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(0, line.indexOf('=')))
+      expect(names).toContain('PATH')
+      expect(names).toContain('PROJECT_FLAG')
+      expect(names).toContain('LC_ALL')
+      for (const name of ['HTTPS_PROXY', 'http_proxy', 'LD_PRELOAD', 'NODE_OPTIONS', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN']) {
+        expect(names).not.toContain(name)
+      }
+      expect(out).not.toContain('hunter2')
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+      Object.assign(process.env, saved)
+    }
+  })
+
+  it('refuses dangerous names in Sandbox.env at construction', () => {
+    for (const name of ['LD_PRELOAD', 'NODE_OPTIONS', 'HTTPS_PROXY', 'no_proxy', 'DYLD_INSERT_LIBRARIES']) {
+      expect(() => new Sandbox({ env: { [name]: 'x' } }), name).toThrow(expect.objectContaining({ code: 'E_INVALID_OPTIONS' }))
+    }
+  })
+})
+
+describe('bash: failures', () => {
+  it('a non-zero exit is TOOL_COMMAND_FAILED with exitCode, signal and output', async () => {
+    const error = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo partial; echo oops >&2; exit 3'] })
+    expect(error.code).toBe('TOOL_COMMAND_FAILED')
+    expect(error.details.exitCode).toBe(3)
+    expect(error.details.signal).toBeNull()
+    expect(error.details.output).toContain('partial')
+    expect(error.details.output).toContain('oops')
+    // The model sees the output in the message too.
+    expect(error.outer.message).toContain('TOOL_COMMAND_FAILED')
+    expect(error.outer.message).toContain('oops')
+  })
+
+  it('a program killed by a signal reports the signal', async () => {
+    const error = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
+    expect(error.code).toBe('TOOL_COMMAND_FAILED')
+    expect(error.details.signal).toBe('SIGKILL')
+    expect(error.details.output).toContain('before')
+  })
+})
+
+describe('bash: bounded output', () => {
+  it('keeps head and tail of a long output around an explicit marker, within maxOutputBytes', async () => {
+    const tools = createTools({ rootDir: fx.root, maxOutputBytes: 1000 })
+    const out = String(await call(tools.bash, { cmd: 'sh', args: ['-c', 'echo FIRST; seq 1 20000; echo LAST'] }))
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(1000)
+    expect(out.startsWith('FIRST\n1\n')).toBe(true)
+    expect(out.endsWith('20000\nLAST\n')).toBe(true)
+    const omitted = Number(/\[… (\d+) bytes truncated …\]/.exec(out)?.[1])
+    const total = Number(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', '(echo FIRST; seq 1 20000; echo LAST) | wc -c'] }))
+    const marker = `\n[… ${omitted} bytes truncated …]\n`
+    expect(Buffer.byteLength(out) - Buffer.byteLength(marker) + omitted).toBe(total)
+  })
+
+  it('never cuts a UTF-8 character in half', async () => {
+    const tools = createTools({ rootDir: fx.root, maxOutputBytes: 101 })
+    const out = String(await call(tools.bash, { cmd: 'sh', args: ['-c', 'i=0; while [ $i -lt 300 ]; do printf "é€"; i=$((i+1)); done'] }))
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(101)
+    expect(out).not.toContain('\uFFFD')
+    expect(out).toMatch(/^(é€)+é?\n\[… \d+ bytes truncated …\]\n€?(é€)+$/)
+  })
+
+  it('a command printing 1 GiB is capped and marked', async () => {
+    const out = String(
+      await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'yes 0123456789abcdef | head -c 1073741824; echo; echo THE-END'] }),
+    )
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(200_000)
+    expect(out.startsWith('0123456789abcdef\n')).toBe(true)
+    expect(out.endsWith('THE-END\n')).toBe(true)
+    const omitted = Number(/\[… (\d+) bytes truncated …\]/.exec(out)?.[1])
+    expect(omitted).toBeGreaterThan(1073741824 - 200_000)
+  }, 120_000)
+})
+
+describe('bash: timeouts and cancellation leave no process behind', () => {
+  it('a timeout kills the whole tree, a setsid escapee included, and keeps the partial output', async () => {
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 3000 })
+    const script = [
+      `setsid -f sh -c '${writePid('escapee.pid')}; exec sleep 300'`,
+      `sh -c '${writePid('child.pid')}; exec sleep 300' &`,
+      writePid('main.pid'),
+      'echo started',
+      'exec sleep 300',
+    ].join('\n')
+    const startedAt = Date.now()
+    const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', script] })
+    expect(Date.now() - startedAt).toBeLessThan(30_000)
+    expect(error.code).toBe('TOOL_TIMEOUT')
+    expect(error.details.output).toContain('started')
+    expect(error.outer.message).toContain('started')
+    // Only a PID namespace can catch a double-forked setsid escapee; where there is
+    // none, Sandbox.isolation.pid says so and the escapee is not promised.
+    const files = new Sandbox().isolation.pid ? ['main.pid', 'child.pid', 'escapee.pid'] : ['main.pid', 'child.pid']
+    for (const file of files) {
+      const pid = Number(fs.readFileSync(path.join(fx.root, file), 'utf8'))
+      expect(pid, file).toBeGreaterThan(1)
+      expect(await waitGone(pid), `${file} (${pid}) still running`).toBe(true)
+    }
+  })
+
+  it.runIf(new Sandbox().isolation.pid)('a finished command leaves no background process behind', async () => {
+    await call(fx.tools.bash, { cmd: 'sh', args: ['-c', `setsid -f sh -c '${writePid('bg.pid')}; exec sleep 300'; sleep 0.5; echo done`] })
+    const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
+    expect(await waitGone(pid)).toBe(true)
+  })
+
+  it('aborting the context kills the tree and fails with TOOL_ABORTED', async () => {
+    const ctx = createDispatchContext()
+    const pending = failure(fx.tools.bash, { cmd: 'sh', args: ['-c', `${writePid('main.pid')}; echo running; exec sleep 300`] }, ctx)
+    const pidFile = path.join(fx.root, 'main.pid')
+    const deadline = Date.now() + 20_000
+    while (!(fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').endsWith('\n')) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'))
+    expect(isAlive(pid)).toBe(true)
+    ctx.abort(new Error('user pressed stop'))
+    const error = await pending
+    expect(error.code).toBe('TOOL_ABORTED')
+    expect(error.details.output).toContain('running')
+    expect(await waitGone(pid)).toBe(true)
+  })
+
+  it('an already aborted context runs nothing', async () => {
+    const ctx = createDispatchContext()
+    ctx.abort()
+    const error = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo ran > ran.txt'] }, ctx)
+    expect(error.code).toBe('TOOL_ABORTED')
+    expect(fs.existsSync(path.join(fx.root, 'ran.txt'))).toBe(false)
+  })
+
+  it('timeoutMs is capped at one hour', () => {
+    expect(new Sandbox({ timeoutMs: 3_600_000 }).timeoutMs).toBe(3_600_000)
+    expect(() => new Sandbox({ timeoutMs: 3_600_001 })).toThrow(expect.objectContaining({ code: 'E_INVALID_OPTIONS' }))
+  })
+})
