@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { statSync } from 'node:fs'
 import { errorSummary } from '../exceptions.js'
 import { Sandbox, type SandboxOptions } from '../sandbox/sandbox.js'
 import { createTools, type BuiltinTools } from '../tools/index.js'
@@ -18,6 +19,7 @@ import { CliUsageError } from './usage.js'
  * @throws {@link CliUsageError} when the sandbox cannot be created.
  */
 export function sandboxTools(options: SandboxOptions, command: string): BuiltinTools {
+  if (options.rootDir !== undefined) assertDirectory(options.rootDir, command)
   let sandbox: Sandbox
   try {
     sandbox = new Sandbox(options)
@@ -25,6 +27,16 @@ export function sandboxTools(options: SandboxOptions, command: string): BuiltinT
     throw new CliUsageError(oneLine(errorSummary(error)), command)
   }
   return createTools(sandbox)
+}
+
+function assertDirectory(dir: string, command: string): void {
+  let isDirectory = false
+  try {
+    isDirectory = statSync(dir).isDirectory()
+  } catch {
+    throw new CliUsageError(`--root ${dir} does not exist`, command)
+  }
+  if (!isDirectory) throw new CliUsageError(`--root ${dir} is not a directory`, command)
 }
 
 /**

@@ -1,0 +1,169 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from './support/run_cli.js'
+
+let root: string
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'toolsmith-cli-')))
+  writeFileSync(join(root, 'hello.txt'), 'hello from the sandbox\n')
+})
+
+/** Non-empty lines of stderr: a failure must print exactly one. */
+function errorLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.includes('ExperimentalWarning') && !line.includes('--trace-warnings'))
+}
+
+describe.concurrent('toolsmith help and usage errors', () => {
+  it('prints help with --help on the program and on each command (exit 0)', async () => {
+    const program = await runCli(['--help'])
+    expect(program.code).toBe(0)
+    expect(program.stdout).toContain('Usage: toolsmith <command>')
+    for (const command of ['mcp', 'call', 'describe', 'demo']) {
+      const run = await runCli([command, '--help'])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain(`Usage: toolsmith ${command}`)
+    }
+  })
+
+  it('prints the version', async () => {
+    const run = await runCli(['--version'])
+    expect(run.code).toBe(0)
+    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it.each([
+    [[], 'Usage: toolsmith'],
+    [['frobnicate'], 'Unknown command "frobnicate"'],
+    [['call'], 'call needs TOOL and JSON'],
+    [['call', 'read', 'not json'], 'JSON arguments do not parse'],
+    [['call', 'read', '[1]'], 'must be an object'],
+    [['call', 'nope', '{}'], 'Unknown tool "nope"'],
+    [['describe', '--provider', 'bogus'], 'Unknown provider "bogus"'],
+    [['describe', '--max-output-bytes', 'lots'], '--max-output-bytes needs a positive integer'],
+    [['describe', '--bogus'], "Unknown option '--bogus'"],
+    [['demo', '--provider', 'openai'], 'does not apply to "demo"'],
+    [['call', 'read', '{"path":"x"}', '--root', '/definitely/not/here'], '--root /definitely/not/here does not exist'],
+  ])('exits 2 on a usage error: %j', async (args, message) => {
+    const run = await runCli(args)
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toContain(message)
+    if (args.length > 0) expect(errorLines(run.stderr)).toHaveLength(1)
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+  })
+})
+
+describe.concurrent('toolsmith call', () => {
+  it('prints the result of a successful call (exit 0)', async () => {
+    const run = await runCli(['call', 'read', '{"path":"hello.txt"}', '--root', root])
+    expect(run).toMatchObject({ code: 0, stdout: 'hello from the sandbox\n' })
+  })
+
+  it('reads JSON arguments from stdin with "-"', async () => {
+    const run = await runCli(['call', 'grep', '-', '--root', root], { input: '{"pattern":"sandbox"}' })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe('hello.txt:1:hello from the sandbox\n')
+  })
+
+  it('writes inside the root and runs commands there', async () => {
+    const write = await runCli(['call', 'write', '{"path":"out/new.txt","content":"made by call"}', '--root', root])
+    expect(write).toMatchObject({ code: 0, stdout: 'ok\n' })
+    expect(readFileSync(join(root, 'out/new.txt'), 'utf8')).toBe('made by call')
+    const bash = await runCli(['call', 'bash', JSON.stringify({ cmd: 'ls', args: ['out'] }), '--root', root])
+    expect(bash).toMatchObject({ code: 0, stdout: 'new.txt\n' })
+  })
+
+  it.each([
+    [['read', '{"path":"missing.txt"}'], /^TOOL_FILE_NOT_FOUND: /],
+    [['read', '{"path":"../../etc/passwd"}'], /^TOOL_PATH_ESCAPE: /],
+    [['read', '{"wrong":1}'], /^E_INVALID_TOOL_ARGS: /],
+    [['bash', '{"cmd":"false"}'], /^TOOL_COMMAND_FAILED: /],
+    [['bash', '{"cmd":"curl","args":["http://example.com"]}'], /^TOOL_NETWORK_DISABLED: /],
+    [['bash', '{"cmd":"sleep","args":["30"]}', '--timeout-ms', '300'], /^TOOL_TIMEOUT: /],
+  ])('prints one line CODE: message and exits 1 when the call fails: %j', async (args, pattern) => {
+    const [tool, json, ...options] = args
+    const run = await runCli(['call', tool!, json!, '--root', root, ...options])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    const lines = errorLines(run.stderr)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(pattern)
+  })
+})
+
+describe.concurrent('toolsmith describe', () => {
+  it('prints a JSON array of JSON Schema definitions by default', async () => {
+    const run = await runCli(['describe'])
+    expect(run.code).toBe(0)
+    const definitions = JSON.parse(run.stdout)
+    expect(definitions.map((d: { name: string }) => d.name)).toEqual(['read', 'write', 'edit', 'grep', 'bash'])
+    const read = definitions[0]
+    expect(read).toMatchObject({ sideEffect: false, idempotent: true, inputSchema: { type: 'object', required: ['path'] } })
+    expect(definitions[1]).toMatchObject({ name: 'write', sideEffect: true, idempotent: false })
+  })
+
+  it.each([
+    ['openai', (d: any) => d.type === 'function' && d.function.name === 'read' && d.function.parameters.type === 'object'],
+    ['openai-responses', (d: any) => d.type === 'function' && d.name === 'read' && d.parameters.type === 'object'],
+    ['anthropic', (d: any) => d.name === 'read' && d.input_schema.type === 'object'],
+    ['gemini', (d: any) => d.name === 'read' && d.parameters.type === 'object' && !('additionalProperties' in d.parameters)],
+    ['mcp', (d: any) => d.name === 'read' && d.inputSchema.type === 'object' && d.annotations.readOnlyHint === true],
+  ])('prints the %s shape with --provider', async (provider, check) => {
+    const run = await runCli(['describe', '--provider', provider])
+    expect(run.code).toBe(0)
+    const definitions = JSON.parse(run.stdout)
+    expect(definitions).toHaveLength(5)
+    expect(check(definitions[0])).toBe(true)
+  })
+})
+
+describe('toolsmith demo', () => {
+  it('runs a scripted turn that fixes the demo project and prints events, calls and the journal', async () => {
+    const run = await runCli(['demo'])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const out = run.stdout
+    for (const tool of ['read', 'grep', 'edit', 'bash']) expect(out).toMatch(new RegExp(`✓ #\\d ${tool} \\d+ ms`))
+    expect(out).toMatch(/step 4 +model/)
+    expect(out).toContain('pass 3')
+    expect(out).toContain('journal (4 rows')
+    expect(out).toMatch(/^\s+3\s+bash\s+success/m)
+    expect(out).toContain('The demo passed')
+    // The temporary copy is removed, and the example itself is never touched.
+    const project = /^project +(\S+)/m.exec(out)![1]!
+    expect(existsSync(project)).toBe(false)
+    expect(readFileSync(join(exampleDir, 'src/stats.js'), 'utf8')).toContain('let i = 1;')
+  })
+})
+
+const exampleDir = fileURLToPath(new URL('../../examples/demo-project/', import.meta.url))
+
+describe('demo project', () => {
+  it('has a failing test suite until the bug is fixed', async () => {
+    expect(readFileSync(join(exampleDir, 'src/stats.js'), 'utf8')).toContain('for (let i = 1;')
+  })
+
+  it('is embedded in the CLI word for word, for installs without examples/', () => {
+    const embedded = readFileSync(fileURLToPath(new URL('../../lib/cli/demo_project.ts', import.meta.url)), 'utf8')
+    const files = listFiles(exampleDir)
+    expect(files.length).toBeGreaterThanOrEqual(3)
+    for (const file of files) {
+      const path = relative(exampleDir, file)
+      expect(embedded).toContain(`${JSON.stringify(path)}: ${JSON.stringify(readFileSync(file, 'utf8'))}`)
+    }
+    expect(embedded.match(/^ {2}"[^"]+": "/gm)).toHaveLength(files.length)
+  })
+})
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? listFiles(path) : [path]
+  })
+}

@@ -1,0 +1,31 @@
+// Runs the toolsmith command from source, as a user would run the built one.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+/** Path of the CLI entry point. */
+export const CLI_MAIN = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url))
+
+/** `node --import tsx lib/cli/main.ts`: the same as `npx tsx lib/cli/main.ts`, minus npx's start-up. */
+export const CLI_COMMAND = { command: process.execPath, args: ['--import', 'tsx', CLI_MAIN] }
+
+export interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export function runCli(args: string[], options: { cwd?: string; input?: string } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], {
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
