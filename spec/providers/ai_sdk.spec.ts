@@ -1,0 +1,191 @@
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { asSchema, generateText, jsonSchema, stepCountIs, type ToolSet } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import {
+  Tool,
+  createDispatchContext,
+  createTools,
+  toAiSdkTools,
+  toJsonSchema,
+  validator,
+  type ProviderCallContext,
+  type ToolExecutionEndEvent,
+} from '../../lib/index.js'
+import { createFailingTool, createTicketTool } from './support/custom_tools.js'
+
+const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../../lib')
+
+type Call = { toolCallId: string; toolName: string; input: unknown }
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+}
+
+function callsStep(...calls: Call[]): LanguageModelV3GenerateResult {
+  return {
+    content: calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.toolCallId, toolName: c.toolName, input: JSON.stringify(c.input) })),
+    finishReason: { unified: 'tool-calls', raw: undefined },
+    usage,
+    warnings: [],
+  }
+}
+
+function textStep(text: string): LanguageModelV3GenerateResult {
+  return { content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] }
+}
+
+/** A mock model (the SDK's own) that replays `steps` and records every prompt it was sent. */
+function scriptedModel(steps: LanguageModelV3GenerateResult[]) {
+  const calls: LanguageModelV3CallOptions[] = []
+  const model = new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      calls.push(options)
+      const step = steps[calls.length - 1]
+      if (!step) throw new Error(`model called ${calls.length} times, only ${steps.length} steps scripted`)
+      return step
+    },
+  })
+  return { model, calls }
+}
+
+/** The tool results (or errors) the model received in one prompt, by call id. */
+function toolOutputs(options: LanguageModelV3CallOptions): Record<string, { type: string; value: unknown }> {
+  const outputs: Record<string, { type: string; value: unknown }> = {}
+  for (const message of options.prompt) {
+    if (message.role !== 'tool') continue
+    for (const part of message.content) {
+      if (part.type === 'tool-result') outputs[part.toolCallId] = part.output as { type: string; value: unknown }
+    }
+  }
+  return outputs
+}
+
+describe('toAiSdkTools with generateText and the SDK mock model', () => {
+  it('sends our definitions, runs custom tools, and returns results and errors to the model', async () => {
+    const ticket = createTicketTool()
+    const ends: ToolExecutionEndEvent[] = []
+    const ctx = createDispatchContext({ onToolExecutionEnd: (e) => ends.push(e) })
+    const tools = toAiSdkTools([ticket, createFailingTool()], ctx)
+    const { model, calls } = scriptedModel([
+      // Strict-style arguments: nulls for optional fields are dropped before joi sees them.
+      callsStep({ toolCallId: 'c1', toolName: 'create_ticket', input: { title: 'Crash', priority: null, labels: null } }),
+      callsStep(
+        { toolCallId: 'c2', toolName: 'create_ticket', input: { title: 'no' } },
+        { toolCallId: 'c3', toolName: 'explode', input: { reason: 'why' } },
+      ),
+      textStep('done'),
+    ])
+
+    const result = await generateText({ model, tools, prompt: 'file a ticket', stopWhen: stepCountIs(5) })
+
+    expect(result.text).toBe('done')
+    expect(calls).toHaveLength(3)
+    const offered = calls[0]!.tools!.map((t) => (t.type === 'function' ? { name: t.name, description: t.description, inputSchema: t.inputSchema } : t))
+    expect(offered).toEqual([
+      { name: 'create_ticket', description: ticket.description, inputSchema: toJsonSchema(ticket.inputSchema) },
+      { name: 'explode', description: 'Always fails.', inputSchema: toJsonSchema(createFailingTool().inputSchema) },
+    ])
+    expect(toolOutputs(calls[1]!)).toEqual({ c1: { type: 'text', value: 'TICKET-1 Crash (normal)' } })
+    const second = toolOutputs(calls[2]!)
+    expect(second.c2).toEqual({ type: 'error-text', value: expect.stringMatching(/^E_INVALID_TOOL_ARGS: .*"title" length must be at least 3/) })
+    expect(second.c3).toEqual({ type: 'error-text', value: 'E_TOOL_DOWNSTREAM_ERROR: explode failed: BOOM: exploded: why' })
+    // Errors are tool errors in the step's content, with our exception (class, code, cause) attached.
+    const errors = result.steps[1]!.content.filter((p) => p.type === 'tool-error')
+    expect(errors.map((e) => (e as { error: { code: string } }).error.code)).toEqual(['E_INVALID_TOOL_ARGS', 'E_TOOL_DOWNSTREAM_ERROR'])
+    expect((errors[1] as { error: Error }).error.cause).toMatchObject({ code: 'BOOM' })
+    // Executed calls went through tool.executor(ctx); invalid args emit no events.
+    expect(ends.map((e) => `${e.toolName}:${e.isError}`)).toEqual(['create_ticket:false', 'explode:true'])
+  })
+
+  it('read → edit (failing, then fixed) → bash on a temp project with the built-ins', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolsmith-ai-sdk-'))
+    mkdirSync(join(root, 'src'))
+    writeFileSync(join(root, 'src/math.js'), 'export const add = (a, b) => a - b\n')
+    writeFileSync(join(root, 'check.mjs'), "import { add } from './src/math.js'\nconsole.log(add(2, 3) === 5 ? 'PASS' : 'FAIL')\n")
+    const builtins = createTools({ rootDir: root })
+    const ctx = createDispatchContext()
+    const wrongPatch = '--- a/src/math.js\n+++ b/src/math.js\n@@ -1 +1 @@\n-export const add = (a, b) => a * b\n+export const add = (a, b) => a + b\n'
+    const patch = '--- a/src/math.js\n+++ b/src/math.js\n@@ -1 +1 @@\n-export const add = (a, b) => a - b\n+export const add = (a, b) => a + b\n'
+    const { model, calls } = scriptedModel([
+      callsStep({ toolCallId: 'read-1', toolName: 'read', input: { path: 'src/math.js' } }),
+      callsStep({ toolCallId: 'edit-1', toolName: 'edit', input: { path: 'src/math.js', patch: wrongPatch } }),
+      callsStep({ toolCallId: 'edit-2', toolName: 'edit', input: { path: 'src/math.js', patch } }),
+      callsStep({ toolCallId: 'bash-1', toolName: 'bash', input: { cmd: process.execPath, args: ['check.mjs'] } }),
+      textStep('fixed'),
+    ])
+
+    const result = await generateText({ model, tools: toAiSdkTools(Object.values(builtins), ctx), prompt: 'fix add()', stopWhen: stepCountIs(10) })
+
+    expect(result.text).toBe('fixed')
+    expect(calls[0]!.tools!.map((t) => t.name).sort()).toEqual(['bash', 'edit', 'grep', 'read', 'write'])
+    for (const offered of calls[0]!.tools!) {
+      const tool = builtins[offered.name as keyof typeof builtins]
+      expect(offered).toMatchObject({ type: 'function', description: tool.description, inputSchema: toJsonSchema(tool.inputSchema) })
+    }
+    expect(toolOutputs(calls[1]!)['read-1']).toEqual({ type: 'text', value: 'export const add = (a, b) => a - b\n' })
+    expect(toolOutputs(calls[2]!)['edit-1']).toEqual({
+      type: 'error-text',
+      value: expect.stringMatching(/^E_TOOL_DOWNSTREAM_ERROR: edit failed: TOOL_PATCH_FAILED: /),
+    })
+    expect(toolOutputs(calls[3]!)['edit-2']).toEqual({ type: 'text', value: 'ok' })
+    expect(toolOutputs(calls[4]!)['bash-1']).toEqual({ type: 'text', value: 'PASS\n' })
+    expect(readFileSync(join(root, 'src/math.js'), 'utf8')).toBe('export const add = (a, b) => a + b\n')
+  })
+
+  it("hands the SDK's toolCallId and abortSignal to the handler through a per-call context", async () => {
+    let seen: { toolCallId: string } | undefined
+    let aborted = false
+    const controller = new AbortController()
+    const probe = new Tool({
+      name: 'probe',
+      description: 'Reports what it sees, then waits for cancellation',
+      inputSchema: validator.object({ wait: validator.boolean().default(false) }),
+      handler: async ({ wait }, callCtx, _meta, call) => {
+        seen = { toolCallId: (callCtx as ProviderCallContext).toolCallId }
+        if (!wait) return 'seen'
+        controller.abort(new Error('user cancelled'))
+        await new Promise((r) => setTimeout(r, 10))
+        aborted = call.signal.aborted
+        return 'stopped'
+      },
+    })
+    const ctx = createDispatchContext()
+    const tools = toAiSdkTools({ probe }, ctx)
+    const first = scriptedModel([callsStep({ toolCallId: 'sdk-call-7', toolName: 'probe', input: {} }), textStep('ok')])
+    await generateText({ model: first.model, tools, prompt: 'go', stopWhen: stepCountIs(3) })
+    expect(seen).toEqual({ toolCallId: 'sdk-call-7' })
+
+    const second = scriptedModel([callsStep({ toolCallId: 'sdk-call-8', toolName: 'probe', input: { wait: true } }), textStep('ok')])
+    await generateText({ model: second.model, tools, prompt: 'go', stopWhen: stepCountIs(3), abortSignal: controller.signal }).catch(() => undefined)
+    expect(seen?.toolCallId).toBe('sdk-call-8')
+    expect(aborted).toBe(true)
+    expect(ctx.abortSignal.aborted).toBe(false)
+  })
+
+  it("produces schemas the SDK's asSchema recognises as ready JSON Schema, like its own jsonSchema()", async () => {
+    const ticket = createTicketTool()
+    const ours = toAiSdkTools([ticket], createDispatchContext()).create_ticket!.inputSchema
+    const theirs = jsonSchema(toJsonSchema(ticket.inputSchema))
+    expect(await asSchema(ours as never).jsonSchema).toEqual(await asSchema(theirs).jsonSchema)
+    // Standard Schema validation is available too (used only if the SDK ever takes that path).
+    expect(await ours['~standard'].validate({ title: 'Valid title', priority: null })).toMatchObject({ value: { title: 'Valid title', priority: 'normal' } })
+    expect(await ours['~standard'].validate({})).toMatchObject({ issues: [{ message: expect.stringContaining('E_INVALID_TOOL_ARGS') }] })
+    // And the record type-checks as a ToolSet without casts.
+    const set: ToolSet = toAiSdkTools([ticket], createDispatchContext())
+    expect(Object.keys(set)).toEqual(['create_ticket'])
+  })
+
+  it('keeps ai an optional peer: nothing in lib/ imports it', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]))
+    const importsAi = /^\s*(import|export)\b[^\n]*\bfrom\s+['"](ai|@ai-sdk\/[^'"]+)(\/[^'"]*)?['"]|\bimport\(\s*['"](ai|@ai-sdk\/[^'"]+)['"]/m
+    const importers = files(LIB).filter((f) => importsAi.test(readFileSync(f, 'utf8')))
+    expect(importers).toEqual([])
+  })
+})
