@@ -17,8 +17,15 @@ export { EditTool, type EditArgs, type RedactedEditArgs } from './edit.js'
 export { GrepTool, type GrepArgs } from './grep.js'
 export { BashTool, type BashArgs } from './bash.js'
 
-/** The five built-in tools, keyed by name, sharing one {@link Sandbox}. */
-export interface BuiltinTools {
+/**
+ * The five built-in tools, keyed by name, sharing one {@link Sandbox}.
+ *
+ * @remarks
+ * A type alias rather than an interface so that it is assignable to
+ * `Record<string, Tool>`: the bundle can be passed wherever a
+ * `ToolCollection` is accepted (`toAiSdkTools(tools, ctx)`).
+ */
+export type BuiltinTools = {
   /** See {@link ReadTool}. */
   readonly read: ReadTool
   /** See {@link WriteTool}. */
