@@ -26,6 +26,11 @@ export interface SandboxSpoolStore {
   read(id: string): unknown
 }
 
+function isSpoolStore(value: unknown): value is SandboxSpoolStore {
+  const store = value as Partial<Record<'write' | 'read', unknown>> | null
+  return typeof store === 'object' && store !== null && typeof store.write === 'function' && typeof store.read === 'function'
+}
+
 /** Options of `new Sandbox(options)` and `createTools(options)`. */
 export interface SandboxOptions {
   /**
@@ -93,7 +98,11 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
         validator.string().pattern(/^[^\0]*$/, 'no NUL bytes'),
       )
       .default({}),
-    spoolStore: validator.object({ write: validator.func().required(), read: validator.func().required() }).unknown(true),
+    // any().custom keeps the store's identity (an object schema would clone it).
+    spoolStore: validator
+      .any()
+      .custom((store: unknown, helpers) => (isSpoolStore(store) ? store : helpers.error('any.invalid')))
+      .messages({ 'any.invalid': '{#label} must be an object with write() and read() methods' }),
   })
   .unknown(false)
 
