@@ -39,7 +39,7 @@ function cells(row: Row): string[] {
     formatNumber(s.median),
     formatNumber(s.min),
     formatNumber(s.max),
-    Number.isFinite(row.ratio) ? row.ratio.toFixed(2) : '-',
+    Number.isFinite(row.ratio) && row.target.kind !== 'absolute' ? row.ratio.toFixed(2) : '-',
     formatTarget(row.target, row.unit),
     verdict(row),
   ]
