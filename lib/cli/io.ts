@@ -17,14 +17,19 @@ export interface CliIo {
 }
 
 /**
- * Write text to a stream and wait until it is flushed.
+ * Write text to a stream and wait until it is flushed. A reader that went
+ * away (`EPIPE`) is not an error: there is no one left to tell.
  *
  * @param stream - The stream.
  * @param text - The text (or bytes).
  */
 export function write(stream: Writable, text: string | Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
-    stream.write(text, (error) => (error ? reject(error) : resolve()))
+    if (stream.destroyed) return resolve()
+    stream.write(text, (error) => {
+      if (error && (error as NodeJS.ErrnoException).code !== 'EPIPE') reject(error)
+      else resolve()
+    })
   })
 }
 

@@ -51,6 +51,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+// A reader that stops early (`toolsmith demo | head`) is not an error worth a
+// stack trace: keep going quietly so the command still cleans up after itself.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+  })
+}
+
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
