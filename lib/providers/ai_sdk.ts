@@ -18,10 +18,30 @@ import { toolResultToText } from './tool_result_text.js'
 /** The AI SDK's marker for a ready JSON Schema (`jsonSchema()` sets it); a registered symbol, so shared across copies of `ai`. */
 const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema')
 
+/** One problem reported by a Standard Schema validation. */
+export interface StandardIssue {
+  /** What is wrong (`CODE: message`). */
+  readonly message: string
+  /** Where, when known. */
+  readonly path?: ReadonlyArray<PropertyKey>
+}
+
+/** A successful Standard Schema validation. */
+export interface StandardSuccess {
+  /** The validated value (joi defaults applied). */
+  readonly value: unknown
+  /** Always absent on success. */
+  readonly issues?: undefined
+}
+
+/** A failed Standard Schema validation. */
+export interface StandardFailure {
+  /** The problems found. */
+  readonly issues: ReadonlyArray<StandardIssue>
+}
+
 /** A Standard Schema validation result. */
-export type StandardValidationResult =
-  | { readonly value: unknown; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey> }> }
+export type StandardValidationResult = StandardSuccess | StandardFailure
 
 /**
  * The input schema of an {@link AiSdkTool}.

@@ -5,7 +5,7 @@
  * @module
  */
 import { Tool } from '../core/tool.js'
-import { toJsonSchema, type JsonSchema } from './json_schema.js'
+import { toJsonSchema } from './json_schema.js'
 import { buildToolSet, type ProviderToolSet } from './provider_tool_set.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from './tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
@@ -24,6 +24,14 @@ export interface McpToolAnnotations {
   openWorldHint: boolean
 }
 
+/** A tool's `inputSchema` as MCP requires it: a JSON Schema whose root is an object. */
+export interface McpInputSchema {
+  /** Always `'object'`. */
+  type: 'object'
+  /** Every other JSON Schema keyword, as `toJsonSchema` wrote it. */
+  [keyword: string]: unknown
+}
+
 /** An MCP `Tool` as `tools/list` returns it. */
 export interface McpToolDefinition {
   /** Tool name, `^[A-Za-z0-9._-]{1,128}$`. */
@@ -33,7 +41,7 @@ export interface McpToolDefinition {
   /** What the model reads. */
   description: string
   /** JSON Schema (draft 2020-12, MCP's default dialect) of the arguments. */
-  inputSchema: JsonSchema & { type: 'object' }
+  inputSchema: McpInputSchema
   /** Behaviour hints. */
   annotations: McpToolAnnotations
 }
@@ -74,7 +82,7 @@ export function toMcpTool(tool: ToolLike, options: McpToolOptions = {}): McpTool
     name: names.toProvider(described.name),
     title,
     description: described.description,
-    inputSchema: toJsonSchema(described.inputSchema) as JsonSchema & { type: 'object' },
+    inputSchema: toJsonSchema(described.inputSchema) as McpInputSchema,
     annotations: {
       title,
       readOnlyHint: !described.sideEffect,

@@ -19,6 +19,28 @@ export interface ToolNameRule {
   readonly allowedFirst: RegExp
 }
 
+/** The rules in {@link TOOL_NAME_RULES}, one per provider. */
+export interface ToolNameRules {
+  /** OpenAI Chat Completions and Responses. */
+  readonly openai: ToolNameRule
+  /** Anthropic Messages. */
+  readonly anthropic: ToolNameRule
+  /** Gemini function declarations. */
+  readonly gemini: ToolNameRule
+  /** Model Context Protocol. */
+  readonly mcp: ToolNameRule
+  /** Legal for all of the above at once (used for AI SDK record keys). */
+  readonly portable: ToolNameRule
+}
+
+/** What `ToolNameMap.toJSON()` returns. */
+export interface ToolNameMapJSON {
+  /** The rule's provider id. */
+  provider: string
+  /** Every name that had to change. */
+  renamed: ToolRename[]
+}
+
 /**
  * Every provider's documented tool-name rule, and `portable`, their
  * intersection: a name legal for OpenAI, Anthropic, Gemini and MCP at once.
@@ -30,13 +52,13 @@ export interface ToolNameRule {
  *   or `-`; at most 63 characters (the older, stricter of the documented limits).
  * - MCP (SEP-986, as the SDK validates it): `^[A-Za-z0-9._-]{1,128}$`.
  */
-export const TOOL_NAME_RULES = {
+export const TOOL_NAME_RULES: ToolNameRules = {
   openai: rule('openai', /[a-zA-Z0-9_-]/, /[a-zA-Z0-9_-]/, 64),
   anthropic: rule('anthropic', /[a-zA-Z0-9_-]/, /[a-zA-Z0-9_-]/, 64),
   gemini: rule('gemini', /[a-zA-Z0-9_.:-]/, /[a-zA-Z_]/, 63),
   mcp: rule('mcp', /[a-zA-Z0-9_.-]/, /[a-zA-Z0-9_.-]/, 128),
   portable: rule('portable', /[a-zA-Z0-9_-]/, /[a-zA-Z_]/, 63),
-} as const satisfies Record<string, ToolNameRule>
+}
 
 /** One name the map had to change. */
 export interface ToolRename {
@@ -133,7 +155,7 @@ export class ToolNameMap {
    *
    * @returns `{ provider, renamed }`.
    */
-  toJSON(): { provider: string; renamed: ToolRename[] } {
+  toJSON(): ToolNameMapJSON {
     return { provider: this.rule.provider, renamed: this.renamed }
   }
 
