@@ -187,11 +187,13 @@ describe('bash: bounded output', () => {
 
 describe('bash: timeouts and cancellation leave no process behind', () => {
   it('a timeout kills the whole tree, a setsid escapee included, and keeps the partial output', async () => {
-    const tools = createTools({ rootDir: fx.root, timeoutMs: 3000 })
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 5000 })
     const script = [
       `setsid -f sh -c '${writePid('escapee.pid')}; exec sleep 300'`,
       `sh -c '${writePid('child.pid')}; exec sleep 300' &`,
       writePid('main.pid'),
+      // Report "started" only once every process has recorded its PID.
+      'while [ ! -s escapee.pid ] || [ ! -s child.pid ]; do sleep 0.05; done',
       'echo started',
       'exec sleep 300',
     ].join('\n')
@@ -212,7 +214,7 @@ describe('bash: timeouts and cancellation leave no process behind', () => {
   })
 
   it.runIf(new Sandbox().isolation.pid)('a finished command leaves no background process behind', async () => {
-    await call(fx.tools.bash, { cmd: 'sh', args: ['-c', `setsid -f sh -c '${writePid('bg.pid')}; exec sleep 300'; sleep 0.5; echo done`] })
+    await call(fx.tools.bash, { cmd: 'sh', args: ['-c', `setsid -f sh -c '${writePid('bg.pid')}; exec sleep 300'; while [ ! -s bg.pid ]; do sleep 0.05; done; echo done`] })
     const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
     expect(await waitGone(pid)).toBe(true)
   })
