@@ -139,7 +139,7 @@ export interface AiSdkToolsOptions {
  * const ctx = createDispatchContext()
  * const result = await generateText({
  *   model, prompt: 'Fix the failing test',
- *   tools: toAiSdkTools(createTools({ rootDir }), ctx),
+ *   tools: toAiSdkTools(Object.values(createTools({ rootDir })), ctx),
  *   stopWhen: stepCountIs(10),
  * })
  * ```

@@ -19,6 +19,7 @@ import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { errorSummary } from '../exceptions.js'
 import { createCallContext } from './call_context.js'
 import { toMcpTool } from './mcp.js'
+import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 import { toolResultToText } from './tool_result_text.js'
 
@@ -43,6 +44,14 @@ export interface McpServerOptions {
    * @defaultValue false
    */
   openWorldHint?: boolean
+  /**
+   * Drop the `null`s a client sends for optional properties (see
+   * `dropOptionalNulls`) before validating: hosts that relay a strict-mode
+   * model send `null` for "absent".
+   *
+   * @defaultValue true
+   */
+  dropOptionalNulls?: boolean
 }
 
 /**
@@ -55,7 +64,8 @@ export interface McpServerOptions {
  * are results, not protocol errors: invalid arguments and tool errors come
  * back as `isError: true` with `CODE: message` text (e.g.
  * `E_TOOL_DOWNSTREAM_ERROR: read failed: TOOL_FILE_NOT_FOUND: …`), so the
- * model can correct itself. Only an unknown tool name is a protocol error
+ * model can correct itself. `null`s sent for optional properties are dropped
+ * first (as strict-mode models send them). Only an unknown tool name is a protocol error
  * (`InvalidParams`). A `ToolRegistry` is read on every request, so hiding or
  * registering a tool changes what the next `tools/list` returns.
  *
@@ -66,7 +76,7 @@ export interface McpServerOptions {
  * @example
  * ```ts
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
- * const server = createMcpServer(createTools({ rootDir: process.cwd() }), { name: 'toolsmith', version: '1.0.0' })
+ * const server = createMcpServer(Object.values(createTools({ rootDir: process.cwd() })), { name: 'toolsmith', version: '1.0.0' })
  * await server.connect(new StdioServerTransport())
  * ```
  */
@@ -94,7 +104,8 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
     const ctx = createCallContext(context, { toolCallId: String(extra.requestId), signal: extra.signal })
     try {
-      const result = await tool.executor(ctx)(request.params.arguments ?? {})
+      const args = request.params.arguments ?? {}
+      const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
       return { content: [{ type: 'text', text: await toolResultToText(result) }] }
     } catch (error) {
       return { isError: true, content: [{ type: 'text', text: errorSummary(error) }] }
