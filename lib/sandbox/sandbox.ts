@@ -5,6 +5,7 @@
  * @module
  */
 import path from 'node:path'
+import type { SpoolStore } from '../artifacts/stores.js'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 import { isForbiddenEnvName } from './environment.js'
@@ -14,21 +15,15 @@ import { resolveInRoot, resolveRealRoot } from './paths.js'
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
 
-/**
- * The store a sandbox hands to whoever spools large tool results (the turn
- * runner). Any object with `write` and `read` functions, such as
- * `InMemorySpoolStore` or `FileSpoolStore`.
- */
-export interface SandboxSpoolStore {
-  /** Store bytes under an id. */
-  write(id: string, data: never): unknown
-  /** Read them back. */
-  read(id: string): unknown
-}
-
-function isSpoolStore(value: unknown): value is SandboxSpoolStore {
-  const store = value as Partial<Record<'write' | 'read', unknown>> | null
-  return typeof store === 'object' && store !== null && typeof store.write === 'function' && typeof store.read === 'function'
+function isSpoolStore(value: unknown): value is SpoolStore {
+  const store = value as Partial<Record<'write' | 'read' | 'delete', unknown>> | null
+  return (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.write === 'function' &&
+    typeof store.read === 'function' &&
+    typeof store.delete === 'function'
+  )
 }
 
 /** Options of `new Sandbox(options)` and `createTools(options)`. */
@@ -69,8 +64,8 @@ export interface SandboxOptions {
    * `ENV` and `*_PROXY` are refused.
    */
   env?: Record<string, string>
-  /** Where large results may be spooled by the runner. */
-  spoolStore?: SandboxSpoolStore
+  /** Where large results may be spooled (`InMemorySpoolStore`, `FileSpoolStore`…): kept for the turn runner. */
+  spoolStore?: SpoolStore
 }
 
 /** Which kernel isolation `bash` commands actually run under. */
@@ -102,7 +97,7 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
     spoolStore: validator
       .any()
       .custom((store: unknown, helpers) => (isSpoolStore(store) ? store : helpers.error('any.invalid')))
-      .messages({ 'any.invalid': '{#label} must be an object with write() and read() methods' }),
+      .messages({ 'any.invalid': '{#label} must be a SpoolStore (an object with write(), read() and delete())' }),
   })
   .unknown(false)
 
@@ -134,7 +129,7 @@ export class Sandbox {
   readonly #timeoutMs: number
   readonly #allowNetwork: boolean
   readonly #env: Readonly<Record<string, string>>
-  readonly #spoolStore: SandboxSpoolStore | undefined
+  readonly #spoolStore: SpoolStore | undefined
   #realRoot: Promise<string> | undefined
 
   /**
@@ -184,7 +179,7 @@ export class Sandbox {
   }
 
   /** The spool store given at construction, if any. */
-  get spoolStore(): SandboxSpoolStore | undefined {
+  get spoolStore(): SpoolStore | undefined {
     return this.#spoolStore
   }
 

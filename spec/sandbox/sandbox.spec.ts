@@ -11,6 +11,7 @@ import {
   BashTool,
   EditTool,
   GrepTool,
+  InMemorySpoolStore,
   ReadTool,
   Sandbox,
   Tool,
@@ -38,7 +39,7 @@ describe('Sandbox options', () => {
   })
 
   it('keeps what it is given (rootDir made absolute, env frozen)', () => {
-    const store = { write: () => undefined, read: () => undefined }
+    const store = new InMemorySpoolStore()
     const sandbox = new Sandbox({
       rootDir: 'some/relative/dir',
       maxOutputBytes: 1234,
