@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
 import { asSchema, generateText, jsonSchema, stepCountIs, type ToolSet } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
@@ -179,6 +181,25 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     // And the record type-checks as a ToolSet without casts.
     const set: ToolSet = toAiSdkTools([ticket], createDispatchContext())
     expect(Object.keys(set)).toEqual(['create_ticket'])
+  })
+
+  it('works in a process where `ai` cannot be resolved at all', async () => {
+    // A module hook makes every `ai` / `@ai-sdk/*` import fail, as if the peer were not installed.
+    const block =
+      'export async function resolve(s,c,n){if(s===%22ai%22||s.startsWith(%22ai/%22)||s.startsWith(%22@ai-sdk/%22))throw new Error(%22ai is not installed%22);return n(s,c)}'
+    const hook = `data:text/javascript,import{register}from'node:module';register('data:text/javascript,${block}')`
+    const script = [
+      "import { toAiSdkTools, createDispatchContext, defineTool, validator } from './lib/index.ts'",
+      "const t = defineTool({ name: 'w', schema: validator.object({ a: validator.string() }), execute: ({ a }) => 'got ' + a })",
+      "console.log(await toAiSdkTools([t], createDispatchContext()).w.execute({ a: 'x' }, { toolCallId: '1' }))",
+      "await import('ai').then(() => console.log('ai loaded'), (e) => console.log(e.message))",
+    ].join('\n')
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--import', hook, '--input-type=module', '-e', script],
+      { cwd: resolve(LIB, '..'), timeout: 60_000 },
+    )
+    expect(stdout.trim().split('\n')).toEqual(['got x', 'ai is not installed'])
   })
 
   it('keeps ai an optional peer: nothing in lib/ imports it', () => {
