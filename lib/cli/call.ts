@@ -6,7 +6,7 @@
 import { createDispatchContext } from '../core/dispatch_context.js'
 import { E_TOOL_DOWNSTREAM_ERROR, errorSummary } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
-import { readAll, write, type CliIo } from './io.js'
+import { readAll, writeOut, type CliIo } from './io.js'
 import { oneLine, sandboxTools } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
@@ -34,11 +34,11 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   try {
     const result = await tool.executor(ctx)(args)
     const output = typeof result === 'string' || result instanceof Uint8Array ? result : await result.asString()
-    await write(io.stdout, output)
-    if (typeof output === 'string' && output.length > 0 && !output.endsWith('\n')) await write(io.stdout, '\n')
+    await writeOut(io.stdout, output)
+    if (typeof output === 'string' && output.length > 0 && !output.endsWith('\n')) await writeOut(io.stdout, '\n')
     return 0
   } catch (error) {
-    await write(io.stderr, `${oneLine(failureLine(error))}\n`)
+    await writeOut(io.stderr, `${oneLine(failureLine(error))}\n`)
     return 1
   } finally {
     process.off('SIGINT', stop)

@@ -15,7 +15,7 @@ import { TurnRunner } from '../runner/turn_runner.js'
 import { DEMO_PROMPT, demoModel } from './demo_model.js'
 import { copyDemoProject } from './demo_project.js'
 import type { ParsedCommandLine } from './options.js'
-import { write, type CliIo } from './io.js'
+import { writeOut, type CliIo } from './io.js'
 import { sandboxTools } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
@@ -74,7 +74,7 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
   } finally {
     if (parsed.keep) io.stdout.write(`\nKept ${dir}\n`)
     else rmSync(dir, { recursive: true, force: true })
-    await write(io.stdout, '')
+    await writeOut(io.stdout, '')
   }
 }
 

@@ -11,7 +11,7 @@ import { toJsonSchema } from '../providers/json_schema.js'
 import { toMcpTools } from '../providers/mcp.js'
 import { toOpenAIResponsesTools, toOpenAITools } from '../providers/openai.js'
 import type { ParsedCommandLine } from './options.js'
-import { write, type CliIo } from './io.js'
+import { writeOut, type CliIo } from './io.js'
 import { sandboxTools } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
@@ -50,6 +50,6 @@ export async function runDescribe(parsed: ParsedCommandLine, io: CliIo): Promise
     throw new CliUsageError(`Unknown provider "${provider}"; expected ${Object.keys(PROVIDERS).join(', ')}`, 'describe')
   }
   const tools = Object.values(sandboxTools(parsed.sandbox, 'describe')) as Tools
-  await write(io.stdout, `${JSON.stringify(build(tools), null, 2)}\n`)
+  await writeOut(io.stdout, `${JSON.stringify(build(tools), null, 2)}\n`)
   return 0
 }

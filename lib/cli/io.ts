@@ -23,7 +23,7 @@ export interface CliIo {
  * @param stream - The stream.
  * @param text - The text (or bytes).
  */
-export function write(stream: Writable, text: string | Uint8Array): Promise<void> {
+export function writeOut(stream: Writable, text: string | Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     if (stream.destroyed) return resolve()
     stream.write(text, (error) => {

@@ -8,7 +8,7 @@ import { errorSummary } from '../exceptions.js'
 import { runCall } from './call.js'
 import { runDemo } from './demo.js'
 import { runDescribe } from './describe.js'
-import { write, type CliIo } from './io.js'
+import { writeOut, type CliIo } from './io.js'
 import { runMcp } from './mcp.js'
 import { parseCommandLine } from './options.js'
 import { oneLine } from './sandbox_tools.js'
@@ -28,25 +28,25 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const parsed = parseCommandLine(argv)
     if (parsed.version && parsed.command === undefined) {
-      await write(io.stdout, `${packageVersion()}\n`)
+      await writeOut(io.stdout, `${packageVersion()}\n`)
       return 0
     }
     if (parsed.help) {
-      await write(io.stdout, `${HELP[parsed.command ?? '']}\n`)
+      await writeOut(io.stdout, `${HELP[parsed.command ?? '']}\n`)
       return 0
     }
     if (parsed.command === undefined) {
-      await write(io.stderr, `${HELP['']}\n`)
+      await writeOut(io.stderr, `${HELP['']}\n`)
       return 2
     }
     return await COMMANDS[parsed.command as keyof typeof COMMANDS](parsed, io)
   } catch (error) {
     if (error instanceof CliUsageError) {
       const help = error.command ? `toolsmith ${error.command} --help` : 'toolsmith --help'
-      await write(io.stderr, `toolsmith: ${oneLine(error.message)} (see "${help}")\n`)
+      await writeOut(io.stderr, `toolsmith: ${oneLine(error.message)} (see "${help}")\n`)
       return error.exitCode
     }
-    await write(io.stderr, `toolsmith: ${oneLine(errorSummary(error))}\n`)
+    await writeOut(io.stderr, `toolsmith: ${oneLine(errorSummary(error))}\n`)
     return 1
   }
 }

@@ -7,11 +7,40 @@ import { toAnthropicTools, type AnthropicTool } from '../../providers/anthropic.
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
 import { unmapCall } from './shared.js'
 
+/** A text block. */
+export interface AnthropicTextBlock {
+  /** Always `'text'`. */
+  type: 'text'
+  /** The text. */
+  text: string
+}
+
+/** A tool call of an assistant message. */
+export interface AnthropicToolUseBlock {
+  /** Always `'tool_use'`. */
+  type: 'tool_use'
+  /** The call's id (`toolu_…`). */
+  id: string
+  /** The tool's name (as the provider knows it). */
+  name: string
+  /** The arguments. */
+  input: unknown
+}
+
+/** A tool result, sent in a user message. */
+export interface AnthropicToolResultBlock {
+  /** Always `'tool_result'`. */
+  type: 'tool_result'
+  /** The id of the `tool_use` it answers. */
+  tool_use_id: string
+  /** The result or error text. */
+  content: string
+  /** Set when the call failed. */
+  is_error?: boolean
+}
+
 /** A content block of an Anthropic message, as the adapter writes it. */
-export type AnthropicContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
+export type AnthropicContentBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock
 
 /** An Anthropic message: roles alternate, tool results travel in user messages. */
 export interface AnthropicMessage {
@@ -31,10 +60,24 @@ export interface AnthropicRequestBody {
   tools?: AnthropicTool[]
 }
 
+/** A content block of a response, as loosely as the adapter needs it. */
+export interface AnthropicResponseBlockLike {
+  /** `text` and `tool_use` are read; other types (thinking…) are ignored. */
+  type: string
+  /** The text of a `text` block. */
+  text?: string
+  /** The call id of a `tool_use` block. */
+  id?: string
+  /** The tool name of a `tool_use` block. */
+  name?: string
+  /** The arguments of a `tool_use` block. */
+  input?: unknown
+}
+
 /** The part of a Messages response the adapter reads. */
 export interface AnthropicResponseLike {
-  /** The content blocks; `text` and `tool_use` are used, others ignored. */
-  content: { type: string; text?: string; id?: string; name?: string; input?: unknown }[]
+  /** The content blocks. */
+  content: AnthropicResponseBlockLike[]
 }
 
 /** Options of {@link anthropicModel}. */

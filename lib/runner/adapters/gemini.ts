@@ -7,11 +7,66 @@ import { toGeminiFunctionDeclarations, type GeminiFunctionDeclaration } from '..
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
 import { toolNamesById, unmapCall } from './shared.js'
 
+/** A text part. */
+export interface GeminiTextPart {
+  /** The text. */
+  text: string
+}
+
+/** A function call the model made. */
+export interface GeminiFunctionCall {
+  /** The call's id, when the model gave one. */
+  id?: string
+  /** The function's name (as the provider knows it). */
+  name: string
+  /** The arguments. */
+  args: unknown
+}
+
+/** A part carrying a function call. */
+export interface GeminiFunctionCallPart {
+  /** The call. */
+  functionCall: GeminiFunctionCall
+}
+
+/** A function's result: `output` on success, `error` on failure. */
+export interface GeminiFunctionResponseBody {
+  /** The result text. */
+  output?: string
+  /** The error text. */
+  error?: string
+}
+
+/** The answer to a function call. */
+export interface GeminiFunctionResponse {
+  /** The id of the call it answers, when known. */
+  id?: string
+  /** The name of the function called. */
+  name: string
+  /** The result. */
+  response: GeminiFunctionResponseBody
+}
+
+/** A part carrying a function response. */
+export interface GeminiFunctionResponsePart {
+  /** The response. */
+  functionResponse: GeminiFunctionResponse
+}
+
 /** A part of Gemini content, as the adapter writes it. */
-export type GeminiPart =
-  | { text: string }
-  | { functionCall: { id?: string; name: string; args: unknown } }
-  | { functionResponse: { id?: string; name: string; response: { output?: string; error?: string } } }
+export type GeminiPart = GeminiTextPart | GeminiFunctionCallPart | GeminiFunctionResponsePart
+
+/** The system instruction of a request. */
+export interface GeminiSystemInstruction {
+  /** Its text parts. */
+  parts: GeminiTextPart[]
+}
+
+/** One entry of a request's `tools`. */
+export interface GeminiToolsEntry {
+  /** The function declarations. */
+  functionDeclarations: GeminiFunctionDeclaration[]
+}
 
 /** One turn of Gemini content. */
 export interface GeminiContent {
@@ -26,21 +81,47 @@ export interface GeminiRequestBody {
   /** The conversation. */
   contents: GeminiContent[]
   /** The system instruction, when one was given. */
-  systemInstruction?: { parts: { text: string }[] }
+  systemInstruction?: GeminiSystemInstruction
   /** The tools; absent when no tool is offered. */
-  tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[]
+  tools?: GeminiToolsEntry[]
+}
+
+/** A function call in a response, as loosely as the adapter needs it. */
+export interface GeminiFunctionCallLike {
+  /** The call's id, if any. */
+  id?: string
+  /** The function's name. */
+  name?: string
+  /** The arguments. */
+  args?: unknown
+}
+
+/** A part of a response. */
+export interface GeminiResponsePartLike {
+  /** Text. */
+  text?: string
+  /** Set on thought summaries, which are skipped. */
+  thought?: boolean
+  /** A function call. */
+  functionCall?: GeminiFunctionCallLike
+}
+
+/** The content of a candidate. */
+export interface GeminiResponseContentLike {
+  /** Its parts. */
+  parts?: GeminiResponsePartLike[]
+}
+
+/** One candidate of a response. */
+export interface GeminiCandidateLike {
+  /** Its content. */
+  content?: GeminiResponseContentLike
 }
 
 /** The part of a `generateContent` response the adapter reads. */
 export interface GeminiResponseLike {
   /** The candidates; the first one is used. */
-  candidates?: {
-    /** Its content. */
-    content?: {
-      /** Its parts; `text` and `functionCall` are used. */
-      parts?: { text?: string; thought?: boolean; functionCall?: { id?: string; name?: string; args?: unknown } }[]
-    }
-  }[]
+  candidates?: GeminiCandidateLike[]
 }
 
 /** Options of {@link geminiModel}. */

@@ -8,6 +8,24 @@ import { toOpenAITools, type OpenAIChatTool } from '../../providers/openai.js'
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
 import { parseArguments, unmapCall } from './shared.js'
 
+/** The function of a Chat Completions tool call. */
+export interface OpenAIChatFunctionCall {
+  /** The tool's name (as the provider knows it). */
+  name: string
+  /** The arguments, JSON-encoded. */
+  arguments: string
+}
+
+/** A tool call of an assistant message. */
+export interface OpenAIChatToolCall {
+  /** The call's id, echoed by the tool message that answers it. */
+  id: string
+  /** Always `'function'`. */
+  type: 'function'
+  /** The function called. */
+  function: OpenAIChatFunctionCall
+}
+
 /** A Chat Completions message, as the adapter writes it. */
 export interface OpenAIChatMessage {
   /** `system`, `user`, `assistant` or `tool`. */
@@ -15,7 +33,7 @@ export interface OpenAIChatMessage {
   /** The text (`null` on an assistant message that only calls tools). */
   content: string | null
   /** On an assistant message: the calls it made. */
-  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
+  tool_calls?: OpenAIChatToolCall[]
   /** On a tool message: the call it answers. */
   tool_call_id?: string
 }
@@ -28,18 +46,34 @@ export interface OpenAIChatRequestBody {
   tools?: OpenAIChatTool[]
 }
 
+/** A tool call in a response, as loosely as the adapter needs it. */
+export interface OpenAIChatToolCallLike {
+  /** The call's id. */
+  id: string
+  /** `'function'` (other kinds are read the same way). */
+  type?: string
+  /** The function called. */
+  function: OpenAIChatFunctionCall
+}
+
+/** The assistant message of a response choice. */
+export interface OpenAIChatResponseMessageLike {
+  /** Its text. */
+  content?: string | null
+  /** Its tool calls. */
+  tool_calls?: OpenAIChatToolCallLike[] | null
+}
+
+/** One choice of a response. */
+export interface OpenAIChatChoiceLike {
+  /** The assistant message. */
+  message: OpenAIChatResponseMessageLike
+}
+
 /** The part of a Chat Completions response the adapter reads. */
 export interface OpenAIChatResponseLike {
   /** The choices; the first one is used. */
-  choices: {
-    /** The assistant message. */
-    message: {
-      /** Its text. */
-      content?: string | null
-      /** Its tool calls. */
-      tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[] | null
-    }
-  }[]
+  choices: OpenAIChatChoiceLike[]
 }
 
 /** Options of {@link openAIChatModel}. */
