@@ -158,23 +158,26 @@ function inspect(argv: readonly string[], depth: number): Refusal | undefined {
   if (depth > MAX_DEPTH) {
     return { kind: 'network', executable: name, reason: 'the command nests too many wrappers to be checked' }
   }
+  // Most specific reason first: a listed program, a git remote, a wrapped
+  // command; then addresses anywhere in the words.
+  const listed = listedExecutable(name)
+  if (listed !== undefined) {
+    return { kind: 'network', executable: name, reason: `\`${name}\` reaches the network` }
+  }
+  if (name === 'git') {
+    const refusal = inspectGit(argv)
+    if (refusal !== undefined) return refusal
+  }
+  for (const command of unwrap(name, argv.slice(1)) ?? []) {
+    const refusal = inspect(command, depth + 1)
+    if (refusal !== undefined) return refusal
+  }
   for (const word of argv) {
     for (const { pattern, what } of NETWORK_ARGUMENT_PATTERNS) {
       if (pattern.test(word)) {
         return { kind: 'network', executable: name, reason: `an argument contains ${what} (${JSON.stringify(clip(word))})`, argument: clip(word) }
       }
     }
-  }
-  const listed = listedExecutable(name)
-  if (listed !== undefined) {
-    return { kind: 'network', executable: name, reason: `\`${name}\` reaches the network` }
-  }
-  if (name === 'git') return inspectGit(argv)
-  const inner = unwrap(name, argv.slice(1))
-  if (inner === undefined) return undefined
-  for (const command of inner) {
-    const refusal = inspect(command, depth + 1)
-    if (refusal !== undefined) return refusal
   }
   return undefined
 }

@@ -137,6 +137,12 @@ describe('bash with allowNetwork: false', () => {
     expect(error.message).toMatch(/allowNetwork/)
   })
 
+  it('names the program that was refused, even inside a wrapper', async () => {
+    const error = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'curl https://example.com'] })
+    expect(error.details).toMatchObject({ executable: 'curl' })
+    expect(error.message).toMatch(/`curl` reaches the network/)
+  })
+
   it('runs plain commands whose words look like network words', async () => {
     expect(await call(fx.tools.bash, { cmd: 'echo', args: ['bundle.js'] })).toBe('bundle.js\n')
     expect(await call(fx.tools.bash, { cmd: 'echo', args: ['fetch', 'later'] })).toBe('fetch later\n')
