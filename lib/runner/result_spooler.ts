@@ -16,6 +16,9 @@ const ARTIFACT_BRAND = Symbol.for('toolsmith.spooled_artifact')
 const PREVIEW_LINES = 20
 const PREVIEW_MAX_BYTES = 1_024
 
+// Shared by every runner, so a fork of another runner's result keeps its artifact tools.
+const spooledCalls = new WeakSet<ToolCall>()
+
 /** Budgets for {@link ResultSpooler.settle}. */
 export interface SettleOptions {
   /** The executor's `callId`, which names the spool and the artifact. */
@@ -47,7 +50,6 @@ export interface SettledResult {
  */
 export class ResultSpooler {
   readonly #store: SpoolStore
-  readonly #spooled = new WeakSet<ToolCall>()
 
   constructor(store: SpoolStore = new InMemorySpoolStore()) {
     this.#store = store
@@ -96,17 +98,17 @@ export class ResultSpooler {
    * @param call - The completed call.
    */
   markSpooled(call: ToolCall): void {
-    this.#spooled.add(call)
+    spooledCalls.add(call)
   }
 
   /**
-   * Whether a call's result was spooled by this spooler.
+   * Whether a call's result was spooled (by any runner).
    *
    * @param call - A call.
    * @returns `true` for spooled results.
    */
   isSpooled(call: ToolCall): boolean {
-    return this.#spooled.has(call)
+    return spooledCalls.has(call)
   }
 
   /**
