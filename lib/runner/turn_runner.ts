@@ -12,6 +12,8 @@ import type { Tool } from '../core/tool.js'
 import { ToolCall } from '../core/tool_call.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { E_INVALID_OPTIONS, E_TOOL_NOT_REGISTERED, E_TURN_ABORTED, errorSummary } from '../exceptions.js'
+import { Sandbox } from '../sandbox/sandbox.js'
+import { createTools } from '../tools/index.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
 import type { TurnEvent, TurnEventListener } from './events.js'
@@ -44,8 +46,11 @@ export interface TurnIdentity {
 export interface TurnRunnerOptions {
   /** The model callback (wrap a provider SDK with `openAIChatModel`, `anthropicModel` or `geminiModel`). */
   model: TurnModel
-  /** The tools the model may call: an array, a record or a `ToolRegistry`. */
-  tools: ToolCollection
+  /**
+   * The tools the model may call: an array, a record or a `ToolRegistry` of
+   * tools, or a `Sandbox` (its five built-in tools: read, write, edit, grep, bash).
+   */
+  tools: ToolCollection | Sandbox
   /**
    * Most model calls per `run`; the turn ends after the step that reaches it.
    *
@@ -191,7 +196,8 @@ export class TurnRunner {
     this.journal = options.journal
     this.identity = options.identity ? Object.freeze(checkIdentity(options.identity)) : undefined
     this.allowTools = options.allowTools ? [...options.allowTools] : undefined
-    this.#tools = new Map(toolList(options.tools).map((tool) => [tool.name, tool]))
+    const tools = options.tools instanceof Sandbox ? Object.values(createTools(options.tools)) : options.tools
+    this.#tools = new Map(toolList(tools).map((tool) => [tool.name, tool]))
     this.#spooler = new ResultSpooler(options.spoolStore)
     this.#onEvent = options.onEvent
   }
