@@ -44,7 +44,7 @@ export const bashSpawnFigure: Figure = {
         // What any PID namespace costs per command: `unshare` forks twice before `true` runs.
         unshare: () => batch(() => spawnAndWait('unshare', ['--map-root-user', '--pid', '--fork', '--kill-child', 'true'])),
       },
-      { warmup: 1, samples: config.quick ? 3 : 7 },
+      { warmup: 1, samples: config.quick ? 3 : 5 },
     )
     const baselineValues = metric(samples.baseline, 'ms')
     const label = `${calls} sequential \`true\``

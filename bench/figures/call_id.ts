@@ -20,7 +20,7 @@ export const callIdFigure: Figure = {
   title: 'callId of a write call with 200 KB content',
   async run(config) {
     const call = { tool: 'write', args: { path: 'src/generated/big.ts', content: sourceLikeContent(200_000) } }
-    const reps = config.quick ? 50 : 200
+    const reps = config.quick ? 50 : 100
     const samples = await interleave(
       {
         baseline: () => timed(() => createHash('sha256').update(JSON.stringify(call)).digest('hex'), reps),

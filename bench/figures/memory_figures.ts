@@ -82,6 +82,19 @@ function memoryFigure(spec: MemoryFigureSpec): Figure {
             note: `reference, not the kit${scaled}`,
           }),
         )
+        rows.push(
+          makeRow({
+            id: `${spec.id}-floor-rss`,
+            figure: `${spec.floor.label} ${size}: peak RSS growth`,
+            subject: spec.floor.subject,
+            baseline: spec.baseline,
+            unit: 'MB',
+            subjectValues: metric(samples.floor, 'rssMB'),
+            baselineValues: metric(samples.baseline!, 'rssMB'),
+            target: { kind: 'report' },
+            note: `reference, not the kit: what Node's own pipe reads and GC pacing cost${scaled}`,
+          }),
+        )
       }
       return rows
     },

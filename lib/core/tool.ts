@@ -22,7 +22,7 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
-import type { DispatchContext } from './dispatch_context.js'
+import type { DispatchContext, ToolExecutionEndEvent } from './dispatch_context.js'
 import { Registry } from './registry.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
@@ -385,17 +385,19 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
   #emitEnd(ctx: DispatchContext, callId: string, startedAt: number, started: number, error: unknown): void {
     const durationMs = performance.now() - started
     const isError = error !== undefined
+    const event: ToolExecutionEndEvent = {
+      toolName: this.name,
+      turnId: ctx.id,
+      callId,
+      startedAt,
+      endedAt: startedAt + Math.round(durationMs),
+      durationMs,
+      isError,
+    }
+    // Added only on failure (no spread of a fresh object on every success).
+    if (isError) event.error = error
     try {
-      ctx.emitToolExecutionEnd({
-        toolName: this.name,
-        turnId: ctx.id,
-        callId,
-        startedAt,
-        endedAt: startedAt + Math.round(durationMs),
-        durationMs,
-        isError,
-        ...(isError ? { error } : {}),
-      })
+      ctx.emitToolExecutionEnd(event)
     } catch (listenerError) {
       warnListenerError(listenerError)
     }
