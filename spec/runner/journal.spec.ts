@@ -124,3 +124,34 @@ describe('JsonlJournal crash safety', () => {
     expect(after.at(-1)!.runId).toBe('after')
   })
 })
+
+describe('SqliteJournal crash safety', () => {
+  it('keeps every committed row after kill -9 mid-stream', async () => {
+    const file = tempFile('crash.db')
+    const writer = fileURLToPath(new URL('./fixtures/journal_writer.ts', import.meta.url))
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, file, 'sqlite'], { stdio: 'ignore' })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    const deadline = Date.now() + 40_000
+    let seen = 0
+    while (Date.now() < deadline && seen < 10) {
+      await new Promise((r) => setTimeout(r, 50))
+      try {
+        const probe = new SqliteJournal(file)
+        seen = (await probe.list()).length
+        probe.close()
+      } catch {
+        // The writer may not have created the table yet.
+      }
+    }
+    child.kill('SIGKILL')
+    await exited
+    const journal = new SqliteJournal(file)
+    const rows = await journal.list({ runId: 'crash' })
+    expect(rows.length).toBeGreaterThanOrEqual(10)
+    expect(rows.map((r) => r.seq)).toEqual(rows.map((_r, i) => i))
+    for (const row of rows) expect(JSON.parse(row.outputJson!)).toMatch(/^x+\d+$/)
+    await journal.record(row({ runId: 'after' }))
+    expect(await journal.list({ runId: 'after' })).toHaveLength(1)
+    journal.close()
+  })
+})
