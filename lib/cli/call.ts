@@ -38,7 +38,11 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
     if (typeof output === 'string' && output.length > 0 && !output.endsWith('\n')) await writeOut(io.stdout, '\n')
     return 0
   } catch (error) {
-    await writeOut(io.stderr, `${oneLine(failureLine(error))}\n`)
+    // A failed command's output (test results, compiler errors) is what the
+    // user came for: it goes to stdout, the error itself to one stderr line.
+    const output = commandOutput(error)
+    if (output) await writeOut(io.stdout, output.endsWith('\n') ? output : `${output}\n`)
+    await writeOut(io.stderr, `${clip(oneLine(failureLine(error, output !== undefined)), 2_000)}\n`)
     return 1
   } finally {
     process.off('SIGINT', stop)
@@ -46,12 +50,26 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   }
 }
 
-/** `CODE: message` of what went wrong: the tool's own error rather than the executor's wrapper. */
-function failureLine(error: unknown): string {
-  if (error instanceof E_TOOL_DOWNSTREAM_ERROR && error.cause instanceof Error && 'code' in error.cause) {
-    return errorSummary(error.cause)
-  }
-  return errorSummary(error)
+/** The tool's own error rather than the executor's wrapper. */
+function rootError(error: unknown): unknown {
+  if (error instanceof E_TOOL_DOWNSTREAM_ERROR && error.cause instanceof Error && 'code' in error.cause) return error.cause
+  return error
+}
+
+/** `CODE: message`; without the output the message repeats when that went to stdout. */
+function failureLine(error: unknown, outputPrinted: boolean): string {
+  const root = rootError(error)
+  const line = errorSummary(root)
+  return line.replace(outputPrinted ? /\s*Output:[\s\S]*$/ : /\s*Output:\s*$/, '')
+}
+
+function commandOutput(error: unknown): string | undefined {
+  const output = (rootError(error) as { details?: { output?: unknown } } | null)?.details?.output
+  return typeof output === 'string' && output.length > 0 ? output : undefined
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
 
 function parseJsonArgs(text: string): unknown {

@@ -97,6 +97,17 @@ describe.concurrent('toolsmith call', () => {
   })
 })
 
+describe('toolsmith call, failing command', () => {
+  it("prints a failed command's output on stdout and the error line on stderr", async () => {
+    const script = 'echo compiling; echo "error: bad thing" >&2; exit 3'
+    const run = await runCli(['call', 'bash', JSON.stringify({ cmd: 'sh', args: ['-c', script] }), '--root', root])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('compiling')
+    expect(run.stdout).toContain('error: bad thing')
+    expect(errorLines(run.stderr)).toEqual([expect.stringMatching(/^TOOL_COMMAND_FAILED: .*code 3/)])
+  })
+})
+
 describe.concurrent('toolsmith describe', () => {
   it('prints a JSON array of JSON Schema definitions by default', async () => {
     const run = await runCli(['describe'])
