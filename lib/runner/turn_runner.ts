@@ -147,13 +147,13 @@ const ABORT_GRACE_MS = 1_000
  * ```ts
  * import { TurnRunner, JsonlJournal, createTools, scriptedModel } from 'toolsmith'
  *
- * const tools = createTools({ rootDir: process.cwd() })
+ * const { read, grep } = createTools({ rootDir: process.cwd() })
  * const runner = new TurnRunner({
  *   model: scriptedModel([
  *     { toolCalls: [{ id: 'c1', name: 'read', args: { path: 'package.json' } }] },
  *     { text: 'It is a Node package.' },
  *   ]),
- *   tools,
+ *   tools: [read, grep],
  *   journal: new JsonlJournal('.toolsmith/journal.jsonl'),
  *   identity: { runId: 'run-1', nodeId: 'inspect', iteration: 0, attempt: 1 },
  * })
