@@ -155,3 +155,17 @@ describe('SqliteJournal crash safety', () => {
     journal.close()
   })
 })
+
+describe('SqliteJournal without better-sqlite3', () => {
+  it('fails with E_OPTIONAL_DEPENDENCY_MISSING and the install command', async () => {
+    const hide = fileURLToPath(new URL('./fixtures/hide_better_sqlite.cjs', import.meta.url))
+    const script = fileURLToPath(new URL('./fixtures/open_sqlite_journal.ts', import.meta.url))
+    const child = spawn(process.execPath, ['--require', hide, '--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    await new Promise((resolve) => child.once('close', resolve))
+    const report = JSON.parse(out.trim())
+    expect(report).toMatchObject({ opened: false, code: 'E_OPTIONAL_DEPENDENCY_MISSING' })
+    expect(report.message).toContain('npm install better-sqlite3')
+  })
+})
