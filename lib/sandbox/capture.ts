@@ -139,8 +139,9 @@ export class BoundedCapture {
  * @internal
  */
 export function fitText(text: string, limit: number, mode: CaptureMode = 'head'): string {
+  // Measure without encoding: the common case (it fits) then costs no copy at all.
+  if (Buffer.byteLength(text, 'utf8') <= limit) return text
   const bytes = Buffer.from(text, 'utf8')
-  if (bytes.length <= limit) return text
   const capture = new BoundedCapture(limit, mode)
   capture.push(bytes)
   return capture.render()

@@ -34,6 +34,7 @@ let procFdWorks: boolean | undefined
 async function fdPath(handle: FileHandle): Promise<string | undefined> {
   if (procFdWorks === false) return undefined
   const candidate = `/proc/self/fd/${handle.fd}`
+  if (procFdWorks === true) return candidate
   try {
     await readlink(candidate)
     procFdWorks = true
@@ -49,6 +50,10 @@ async function fdPath(handle: FileHandle): Promise<string | undefined> {
  * itself where the platform allows it.
  */
 async function openedRealPath(handle: FileHandle, expected: string): Promise<string> {
+  if (procFdWorks === true) {
+    // Known to work: one readlink, not a probe and then the real one.
+    return await readlink(`/proc/self/fd/${handle.fd}`)
+  }
   const link = await fdPath(handle)
   if (link !== undefined) return await readlink(link)
   // No /proc: fall back to resolving the expected path and checking it is the same inode.
@@ -71,6 +76,21 @@ async function openedRealPath(handle: FileHandle, expected: string): Promise<str
  * @internal
  */
 export async function openInside(resolved: ResolvedPath, absolute: string, flags: number, mode?: number): Promise<FileHandle> {
+  return (await openInsideWithStats(resolved, absolute, flags, mode, false)).handle
+}
+
+/**
+ * {@link openInside}, optionally with the `fstat` of the opened descriptor
+ * taken concurrently with the real-path re-check (two independent
+ * thread-pool jobs instead of two round trips one after the other).
+ */
+async function openInsideWithStats(
+  resolved: ResolvedPath,
+  absolute: string,
+  flags: number,
+  mode: number | undefined,
+  withStats: boolean,
+): Promise<{ handle: FileHandle; stats: Stats | undefined }> {
   let handle: FileHandle
   try {
     handle = await open(absolute, flags | O_NOFOLLOW, mode)
@@ -78,14 +98,14 @@ export async function openInside(resolved: ResolvedPath, absolute: string, flags
     throw toToolError(error, resolved.input, 'open')
   }
   try {
-    const real = await openedRealPath(handle, absolute)
+    const [real, stats] = await Promise.all([openedRealPath(handle, absolute), withStats ? handle.stat() : undefined])
     if (!isInside(resolved.root, real)) {
       throw new E_TOOL_PATH_ESCAPE(
         `${JSON.stringify(resolved.input)} was swapped for a path outside the sandbox root while it was being opened`,
         { details: { path: resolved.input } },
       )
     }
-    return handle
+    return { handle, stats }
   } catch (error) {
     await handle.close().catch(() => undefined)
     throw toToolError(error, resolved.input, 'open')
@@ -115,9 +135,10 @@ export interface FileBytes {
 export async function readRegularFile(resolved: ResolvedPath, limit: number): Promise<FileBytes> {
   assertRegularFile(resolved, resolved.stats, limit)
   // O_NONBLOCK: if a FIFO is swapped in after the lstat, open() must not wait for a writer.
-  const handle = await openInside(resolved, resolved.absolute, constants.O_RDONLY | O_NONBLOCK)
+  const opened = await openInsideWithStats(resolved, resolved.absolute, constants.O_RDONLY | O_NONBLOCK, undefined, true)
+  const handle = opened.handle
   try {
-    const stats = await handle.stat()
+    const stats = opened.stats!
     assertRegularFile(resolved, stats, limit)
     // Read until EOF or one byte past the limit: the stat size is only a hint
     // (the file may grow, and some files report size 0).
@@ -125,14 +146,20 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
     let filled = 0
     let position = 0
     while (filled <= limit) {
-      const chunk = Buffer.alloc(Math.min(limit + 1 - filled, Math.max(stats.size - filled + 1, 65_536)))
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position)
+      const wanted = Math.min(limit + 1 - filled, Math.max(stats.size - filled + 1, 65_536))
+      // allocUnsafe: only the bytesRead bytes that read() overwrote are ever used.
+      const chunk = Buffer.allocUnsafe(wanted)
+      const { bytesRead } = await handle.read(chunk, 0, wanted, position)
       if (bytesRead === 0) break
       chunks.push(chunk.subarray(0, bytesRead))
       filled += bytesRead
       position += bytesRead
+      // A short read of a regular file that already delivered its whole stat
+      // size is EOF (what fs.readFile assumes too): skip the extra read(2) that
+      // would only return 0. Size-0 files (procfs and the like) keep reading.
+      if (bytesRead < wanted && stats.size > 0 && filled >= stats.size) break
     }
-    let buffer = Buffer.concat(chunks)
+    let buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, filled)
     let remainder = 0
     if (filled > limit) {
       remainder = Math.max(1, (await handle.stat()).size - limit)
