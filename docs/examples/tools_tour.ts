@@ -1,0 +1,41 @@
+/**
+ * A tour of the five built-in tools in a throw-away sandbox, refusals included.
+ *
+ *   npx tsx docs/examples/tools_tour.ts
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createDispatchContext, createTools, errorSummary } from '../../lib/index.js'
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-demo-'))
+const { read, write, edit, grep, bash } = createTools({ rootDir: root, timeoutMs: 10_000 })
+const ctx = createDispatchContext({
+  onToolExecutionStart: (e) => console.log('start', e.toolName, JSON.stringify(e.args)),
+})
+
+/** Run a tool and print its result, or its error as `CODE: message`. */
+async function show(name: string, run: () => Promise<unknown>): Promise<void> {
+  try {
+    console.log(name, '→', JSON.stringify(await run()))
+  } catch (error) {
+    console.log(name, '→', errorSummary((error as Error).cause ?? error).split('\n')[0])
+  }
+}
+
+try {
+  await show('write', () => write.executor(ctx)({ path: 'src/greet.ts', content: 'export const hi = "hello"\n' }))
+  await show('edit', () =>
+    edit.executor(ctx)({ path: 'src/greet.ts', patch: '@@ -1 +1 @@\n-export const hi = "hello"\n+export const hi = "hi"\n' }),
+  )
+  await show('read', () => read.executor(ctx)({ path: 'src/greet.ts' }))
+  await show('grep', () => grep.executor(ctx)({ pattern: 'hi' }))
+  await show('bash', () => bash.executor(ctx)({ cmd: 'sh', args: ['-c', 'ls -R | head -5'] }))
+  // Refusals
+  await show('escape', () => read.executor(ctx)({ path: '../../etc/passwd' }))
+  await show('network', () => bash.executor(ctx)({ cmd: 'sh', args: ['-c', 'curl http://127.0.0.1:9/'] }))
+  await show('bad patch', () => edit.executor(ctx)({ path: 'src/greet.ts', patch: '@@ -1 +1 @@\n-nope\n+x\n' }))
+  await show('failure', () => bash.executor(ctx)({ cmd: 'sh', args: ['-c', 'echo boom >&2; exit 2'] }))
+} finally {
+  fs.rmSync(root, { recursive: true, force: true })
+}
