@@ -169,7 +169,10 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
   } catch (error) {
     throw toToolError(error, resolved.input, 'read')
   } finally {
-    await handle.close().catch(() => undefined)
+    // Not awaited: the bytes are in hand, and a read-only descriptor's close
+    // cannot fail in a way the caller could act on; waiting would only add
+    // one thread-pool round trip to every read.
+    void handle.close().catch(() => undefined)
   }
 }
 

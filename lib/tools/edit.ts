@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isUtf8 } from 'node:buffer'
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff'
 import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE, E_TOOL_PATCH_FAILED, E_TOOL_PATCH_TOO_LARGE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
@@ -134,7 +135,8 @@ export class EditTool extends Tool<any, EditArgs> {
           })
         }
         const source = decodeText(bytes, 0, sandbox.maxOutputBytes, path)
-        if (!Buffer.from(source, 'utf8').equals(bytes)) {
+        // isUtf8 ⇔ the decoded text re-encodes to exactly these bytes, without encoding 150 KB to find out.
+        if (!isUtf8(bytes)) {
           // Writing back a lossy decoding would corrupt every invalid byte, not just the patched lines.
           throw new E_TOOL_BINARY_FILE(`${JSON.stringify(path)} is not valid UTF-8; edit only patches UTF-8 text files`, {
             details: { path },

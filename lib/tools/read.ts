@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isAscii, isUtf8 } from 'node:buffer'
 import { E_TOOL_BINARY_FILE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
@@ -41,6 +42,14 @@ export function decodeText(bytes: Buffer, remainder: number, limit: number, inpu
     throw new E_TOOL_BINARY_FILE(`${JSON.stringify(input)} looks binary (it has a NUL byte in its first 8 KiB); read returns text only`, {
       details: { path: input },
     })
+  }
+  if (remainder === 0 && bytes.length <= limit) {
+    // Fast paths, same result as the general one: ASCII decodes identically
+    // as latin1 (a plain copy, no UTF-8 decoder), and valid UTF-8 of at most
+    // `limit` bytes decodes to a text of exactly that many UTF-8 bytes, so it
+    // fits without being measured or re-encoded.
+    if (isAscii(bytes)) return bytes.toString('latin1')
+    if (isUtf8(bytes)) return bytes.toString('utf8')
   }
   if (remainder === 0) return fitText(bytes.toString('utf8'), limit)
   const total = bytes.length + remainder
