@@ -285,15 +285,16 @@ async function replaceIn(
   const handle = await openInside(resolved, temp, flags, previous ? 0o600 : 0o666)
   let renamed = false
   try {
-    await handle.writeFile(data)
-    if (previous !== undefined) {
-      await handle.chmod(previous.mode & 0o7777)
-      await handle.chown(previous.uid, previous.gid).catch(() => undefined)
-    }
+    // The data and the metadata go to the same descriptor independently: two
+    // thread-pool jobs at once instead of three round trips in a row.
+    await Promise.all([handle.writeFile(data), previous === undefined ? undefined : copyOwnership(handle, previous)])
+    // Kept on purpose (measured ≈ 0.45 ms per 150 KB file on this project's
+    // disk, see docs/performance.md): without it a power loss after the
+    // rename can leave an empty or partial file under the target's name.
     await handle.datasync()
-    await handle.close()
     // Re-check right before the rename: a hard link made since the resolution must not win either.
-    const current = await lstat(target).catch(() => undefined)
+    // (The close runs alongside: nothing depends on its order against the lstat.)
+    const [current] = await Promise.all([lstat(target).catch(() => undefined), handle.close()])
     if (current !== undefined) assertReplaceable(JSON.stringify(resolved.input), { path: resolved.input }, current)
     await rename(temp, target)
     renamed = true
@@ -301,4 +302,10 @@ async function replaceIn(
     await handle.close().catch(() => undefined)
     if (!renamed) await unlink(temp).catch(() => undefined)
   }
+}
+
+/** Give the temp file the replaced file's mode (and owner, where permitted). */
+async function copyOwnership(handle: FileHandle, previous: Stats): Promise<void> {
+  await handle.chmod(previous.mode & 0o7777)
+  await handle.chown(previous.uid, previous.gid).catch(() => undefined)
 }
