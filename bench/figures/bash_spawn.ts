@@ -28,7 +28,8 @@ export const bashSpawnFigure: Figure = {
     const calls = config.quick ? 50 : 200
     const rootDir = path.join(BENCH_TMP, 'bash-root')
     mkdirSync(rootDir, { recursive: true })
-    const offSandbox = new Sandbox({ rootDir, allowNetwork: true })
+    // Isolation off for real: no network namespace and no PID namespace (the network guard still runs).
+    const offSandbox = new Sandbox({ rootDir, isolation: { network: false, pid: false } })
     const onSandbox = new Sandbox({ rootDir })
     const off = createTools(offSandbox).bash.executor(createDispatchContext())
     const on = createTools(onSandbox).bash.executor(createDispatchContext())
@@ -54,7 +55,7 @@ export const bashSpawnFigure: Figure = {
       makeRow({
         id: 'bash-spawn-off',
         figure: `bash: ${label}, isolation off`,
-        subject: `bash.executor({ cmd: 'true' }) with allowNetwork: true (${describe(offSandbox)}; no switch turns the PID namespace off)`,
+        subject: `bash.executor({ cmd: 'true' }) with isolation: { network: false, pid: false } (${describe(offSandbox)}; network guard on)`,
         baseline,
         unit: 'ms',
         subjectValues: metric(samples.off, 'ms'),

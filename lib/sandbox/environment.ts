@@ -60,9 +60,12 @@ export function buildSandboxEnv(
   extra: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(host)) {
-    if (value === undefined) continue
-    if (ALLOWED_NAMES.has(name) || name.startsWith('LC_')) env[name] = value
+  // Keys first, values only for allowed names: reading every value of
+  // `process.env` (an exotic object backed by the C environment) is what costs.
+  for (const name of Object.keys(host)) {
+    if (!ALLOWED_NAMES.has(name) && !name.startsWith('LC_')) continue
+    const value = host[name]
+    if (value !== undefined) env[name] = value
   }
   env.PATH ??= FALLBACK_PATH
   for (const [name, value] of Object.entries(extra)) {

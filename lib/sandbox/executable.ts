@@ -31,6 +31,39 @@ async function isExecutableFile(candidate: string): Promise<boolean> {
  * @internal
  */
 export async function resolveExecutable(cmd: string, cwd: string, searchPath: string): Promise<string> {
+  // Cache hit: one stat of the remembered file instead of one access + stat per PATH folder.
+  const key = `${cmd}\0${cwd}\0${searchPath}`
+  const cached = resolved.get(key)
+  if (cached !== undefined) {
+    if (await isStillExecutable(cached)) return cached
+    resolved.delete(key)
+  }
+  const found = await searchExecutable(cmd, cwd, searchPath)
+  if (resolved.size >= MAX_CACHED) resolved.clear()
+  resolved.set(key, found)
+  return found
+}
+
+/**
+ * Resolutions already made, keyed by command, working directory and `PATH`
+ * (a different `PATH` or cwd is a different key, so it re-resolves). A hit
+ * is re-checked with one `stat`; a file that vanished or lost its execute
+ * bits is resolved again. Not caught: a new program with the same name
+ * appearing in an earlier `PATH` folder while the cached one still exists.
+ */
+const resolved = new Map<string, string>()
+const MAX_CACHED = 256
+
+async function isStillExecutable(file: string): Promise<boolean> {
+  try {
+    const stats = await stat(file)
+    return stats.isFile() && (stats.mode & 0o111) !== 0
+  } catch {
+    return false
+  }
+}
+
+async function searchExecutable(cmd: string, cwd: string, searchPath: string): Promise<string> {
   if (cmd.includes('/')) {
     const candidate = path.resolve(cwd, cmd)
     if (await isExecutableFile(candidate)) return candidate

@@ -12,6 +12,8 @@ import { isForbiddenEnvName } from './environment.js'
 import { probeIsolation, warnNotIsolated } from './isolation.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
 
+const NO_ISOLATION: SandboxIsolation = Object.freeze({ network: false, pid: false })
+
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
 
@@ -66,6 +68,38 @@ export interface SandboxOptions {
   env?: Record<string, string>
   /** Where large results may be spooled (`InMemorySpoolStore`, `FileSpoolStore`…): kept for the turn runner. */
   spoolStore?: SpoolStore
+  /**
+   * Turn kernel namespaces for `bash` OFF (it can never turn one on that the
+   * defaults or the kernel do not give). `network: false` skips the network
+   * namespace even when `allowNetwork` is `false`: the command guard still
+   * refuses network commands, but an interpreter (`node -e`, `python3 -c`)
+   * could then reach the network. `pid: false` skips the PID namespace:
+   * timeouts and aborts still SIGKILL the command's whole process group and
+   * its descendants found in `/proc`, but a process that called `setsid()`
+   * and was re-parented is no longer caught. Each saves the cost of
+   * `unshare` (and of `ip link set lo up`) on every command.
+   * {@link Sandbox.isolation} reports what is actually enforced.
+   *
+   * @defaultValue `{ network: true, pid: true }` (each where the kernel allows;
+   *   the network namespace only when `allowNetwork` is `false`)
+   */
+  isolation?: SandboxIsolationOptions
+}
+
+/** Which namespaces {@link SandboxOptions.isolation} leaves on (`false` turns one off). */
+export interface SandboxIsolationOptions {
+  /**
+   * `false`: no network namespace, even with `allowNetwork: false` (the command guard still applies).
+   *
+   * @defaultValue true
+   */
+  network?: boolean
+  /**
+   * `false`: no PID namespace (`setsid` escapees can outlive a kill).
+   *
+   * @defaultValue true
+   */
+  pid?: boolean
 }
 
 /** Which kernel isolation `bash` commands actually run under. */
@@ -98,6 +132,13 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
       .any()
       .custom((store: unknown, helpers) => (isSpoolStore(store) ? store : helpers.error('any.invalid')))
       .messages({ 'any.invalid': '{#label} must be a SpoolStore (an object with write(), read() and delete())' }),
+    isolation: validator
+      .object({
+        network: validator.boolean().default(true),
+        pid: validator.boolean().default(true),
+      })
+      .unknown(false)
+      .default({ network: true, pid: true }),
   })
   .unknown(false)
 
@@ -130,6 +171,7 @@ export class Sandbox {
   readonly #allowNetwork: boolean
   readonly #env: Readonly<Record<string, string>>
   readonly #spoolStore: SpoolStore | undefined
+  readonly #wantedIsolation: Readonly<Required<SandboxIsolationOptions>>
   #realRoot: Promise<string> | undefined
 
   /**
@@ -138,7 +180,8 @@ export class Sandbox {
    *   `ValidationException` is the cause.
    */
   constructor(options: SandboxOptions = {}) {
-    let valid: Required<Omit<SandboxOptions, 'spoolStore' | 'rootDir'>> & Pick<SandboxOptions, 'spoolStore' | 'rootDir'>
+    let valid: Required<Omit<SandboxOptions, 'spoolStore' | 'rootDir' | 'isolation'>> &
+      Pick<SandboxOptions, 'spoolStore' | 'rootDir'> & { isolation: Required<SandboxIsolationOptions> }
     try {
       valid = validateOrThrow(optionsSchema, options ?? {}, { convert: false }) as typeof valid
     } catch (error) {
@@ -151,6 +194,7 @@ export class Sandbox {
     this.#allowNetwork = valid.allowNetwork
     this.#env = Object.freeze({ ...valid.env })
     this.#spoolStore = valid.spoolStore
+    this.#wantedIsolation = Object.freeze({ network: valid.isolation.network, pid: valid.isolation.pid })
   }
 
   /** The root as configured, made absolute (not resolved through symlinks). */
@@ -188,16 +232,22 @@ export class Sandbox {
    *
    * @remarks
    * Probed once per process (a few milliseconds, the first time it is read).
-   * `network` is `false` when `allowNetwork` is `true` (nothing to isolate)
-   * or when the kernel refuses an unprivileged network namespace; in the
-   * latter case, and when no PID namespace is possible, one process warning
-   * (`TOOLSMITH_NETWORK_NOT_ISOLATED` / `TOOLSMITH_PID_NOT_ISOLATED`) says so.
+   * `network` is `false` when `allowNetwork` is `true` (nothing to isolate),
+   * when the `isolation` option turned it off, or when the kernel refuses an
+   * unprivileged network namespace; `pid` is `false` when the option turned
+   * it off or the kernel refuses it. When the kernel is the reason, one
+   * process warning (`TOOLSMITH_NETWORK_NOT_ISOLATED` /
+   * `TOOLSMITH_PID_NOT_ISOLATED`) says so; a namespace switched off on
+   * purpose warns nothing.
    */
   get isolation(): SandboxIsolation {
+    const wanted = this.#wantedIsolation
+    const wantNetwork = !this.#allowNetwork && wanted.network
+    if (!wantNetwork && !wanted.pid) return NO_ISOLATION
     const probe = probeIsolation()
-    if (!this.#allowNetwork && !probe.network) warnNotIsolated('network', probe.reason)
-    if (!probe.pid) warnNotIsolated('pid', probe.reason)
-    return Object.freeze({ network: !this.#allowNetwork && probe.network, pid: probe.pid })
+    if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
+    if (wanted.pid && !probe.pid) warnNotIsolated('pid', probe.reason)
+    return Object.freeze({ network: wantNetwork && probe.network, pid: wanted.pid && probe.pid })
   }
 
   /**

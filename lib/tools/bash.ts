@@ -120,10 +120,13 @@ export class BashTool extends Tool<any, BashArgs> {
         }
         // Hold the checked directory open and start the program in it through
         // /proc/self/fd, so swapping the path for a symlink now cannot move it.
+        const env: Record<string, string> = { ...buildSandboxEnv(process.env, sandbox.env), PWD: resolved.absolute }
+        // The PATH search does not depend on the open: both thread-pool round trips run at once.
+        const lookup = resolveExecutable(cmd, resolved.absolute, env.PATH ?? '')
+        lookup.catch(() => undefined) // awaited below; an open failure must not leave it unhandled
         const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
         try {
-          const env: Record<string, string> = { ...buildSandboxEnv(process.env, sandbox.env), PWD: resolved.absolute }
-          const file = await resolveExecutable(cmd, resolved.absolute, env.PATH ?? '')
+          const file = await lookup
           const isolation = sandbox.isolation
           const procCwd = `/proc/self/fd/${directory.fd}`
           const result = await runBounded({
@@ -145,7 +148,8 @@ export class BashTool extends Tool<any, BashArgs> {
             details: { exitCode: result.exitCode, signal: result.signal, output: result.output },
           })
         } finally {
-          await directory.close().catch(() => undefined)
+          // The program has exited: nothing needs the descriptor any more, so do not wait for the close.
+          void directory.close().catch(() => undefined)
         }
       },
     })
