@@ -55,7 +55,10 @@ export class BoundedCapture {
   readonly #tailLimit: number
   #head: Buffer[] = []
   #headBytes = 0
-  #tail: Buffer[] = []
+  // The tail lives in one ring of `tailLimit` bytes, allocated on first use:
+  // each chunk is copied into it once, and no buffer is allocated per chunk.
+  #ring: Buffer | undefined
+  #ringStart = 0
   #tailBytes = 0
   #total = 0
 
@@ -78,10 +81,10 @@ export class BoundedCapture {
   /**
    * Add a chunk.
    *
-   * @param chunk - The bytes.
+   * @param chunk - The bytes (copied: the caller may reuse its buffer).
    */
   push(chunk: Uint8Array): void {
-    let data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    let data = chunk
     this.#total += data.length
     const room = this.#headLimit - this.#headBytes
     if (room > 0) {
@@ -91,24 +94,40 @@ export class BoundedCapture {
       data = data.subarray(taken.length)
     }
     if (data.length === 0 || this.#tailLimit === 0) return
-    if (data.length >= this.#tailLimit) {
-      this.#tail = [Buffer.from(data.subarray(data.length - this.#tailLimit))]
-      this.#tailBytes = this.#tailLimit
+    this.#pushTail(data)
+  }
+
+  #pushTail(data: Uint8Array): void {
+    const size = this.#tailLimit
+    const ring = (this.#ring ??= Buffer.allocUnsafe(size))
+    if (data.length >= size) {
+      ring.set(data.subarray(data.length - size))
+      this.#ringStart = 0
+      this.#tailBytes = size
       return
     }
-    this.#tail.push(Buffer.from(data))
-    this.#tailBytes += data.length
-    while (this.#tailBytes > this.#tailLimit) {
-      const first = this.#tail[0]!
-      const excess = this.#tailBytes - this.#tailLimit
-      if (first.length <= excess) {
-        this.#tail.shift()
-        this.#tailBytes -= first.length
-      } else {
-        this.#tail[0] = first.subarray(excess)
-        this.#tailBytes -= excess
-      }
+    // Append at the end of what is kept, wrapping around.
+    const end = (this.#ringStart + this.#tailBytes) % size
+    const first = Math.min(data.length, size - end)
+    ring.set(data.subarray(0, first), end)
+    if (first < data.length) ring.set(data.subarray(first), 0)
+    const kept = this.#tailBytes + data.length
+    if (kept > size) {
+      this.#ringStart = (this.#ringStart + kept - size) % size
+      this.#tailBytes = size
+    } else {
+      this.#tailBytes = kept
     }
+  }
+
+  /** The kept tail, oldest byte first. */
+  #tail(): Buffer {
+    const ring = this.#ring
+    if (ring === undefined || this.#tailBytes === 0) return Buffer.alloc(0)
+    const start = this.#ringStart
+    const end = start + this.#tailBytes
+    if (end <= ring.length) return ring.subarray(start, end)
+    return Buffer.concat([ring.subarray(start), ring.subarray(0, end - ring.length)], this.#tailBytes)
   }
 
   /**
@@ -118,8 +137,8 @@ export class BoundedCapture {
    * @returns The text, with a marker where bytes were left out.
    */
   render(options: { cutAtLine?: boolean } = {}): string {
-    const head = Buffer.concat(this.#head)
-    const tail = Buffer.concat(this.#tail)
+    const head = this.#head.length === 1 ? this.#head[0]! : Buffer.concat(this.#head, this.#headBytes)
+    const tail = this.#tail()
     if (head.length + tail.length === this.#total) {
       const whole = Buffer.concat([head, tail]).toString('utf8')
       if (Buffer.byteLength(whole) <= this.#limit) return whole
