@@ -27,6 +27,15 @@ function verdict(row: Row): string {
   return row.pass ? 'pass' : 'MISS'
 }
 
+/**
+ * A ratio means something for time rows only: memory rows (an absolute
+ * target, or a reference "report" row in MB) compare against a baseline
+ * that barely allocates, so their quotient (e.g. 170×) is noise, not a result.
+ */
+function showsRatio(row: Row): boolean {
+  return Number.isFinite(row.ratio) && row.target.kind !== 'absolute' && row.unit !== 'MB'
+}
+
 const HEADERS = ['figure', 'unit', 'baseline median', 'subject median', 'subject min', 'subject max', 'ratio', 'target', 'result']
 
 function cells(row: Row): string[] {
@@ -39,7 +48,7 @@ function cells(row: Row): string[] {
     formatNumber(s.median),
     formatNumber(s.min),
     formatNumber(s.max),
-    Number.isFinite(row.ratio) && row.target.kind !== 'absolute' ? row.ratio.toFixed(2) : '-',
+    showsRatio(row) ? row.ratio.toFixed(2) : '-',
     formatTarget(row.target, row.unit),
     verdict(row),
   ]
