@@ -111,13 +111,19 @@ export function describeCause(cause: unknown): unknown {
  * The code and message of any thrown value, as one line: `CODE: message`.
  *
  * @param value - A thrown value of any kind.
- * @returns `CODE: message` for coded errors, the message for other errors,
- *   and `String(value)` for everything else.
+ * @returns `CODE: message` for coded errors (and plain objects with a
+ *   `message`), the message for other errors, and `String(value)` for
+ *   everything else.
  */
 export function errorSummary(value: unknown): string {
-  if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code
-    return typeof code === 'string' && code.length > 0 ? `${code}: ${value.message}` : value.message
+  // Plain objects thrown as errors (`throw { code, message }`) are common in
+  // callback-era libraries; their code and message matter as much.
+  if (value !== null && typeof value === 'object') {
+    const { code, message } = value as { code?: unknown; message?: unknown }
+    if (typeof message === 'string') {
+      return typeof code === 'string' && code.length > 0 ? `${code}: ${message}` : message
+    }
+    if (typeof code === 'string' && code.length > 0) return code
   }
   return String(value)
 }

@@ -64,6 +64,9 @@ describe('exceptions', () => {
     expect(errorSummary(new toolsmith.E_TOOL_PATH_ESCAPE('nope'))).toBe('TOOL_PATH_ESCAPE: nope')
     expect(errorSummary(new Error('plain'))).toBe('plain')
     expect(errorSummary(42)).toBe('42')
+    expect(errorSummary({ code: 'EX', message: 'plain object' })).toBe('EX: plain object')
+    expect(errorSummary({ message: 'no code' })).toBe('no code')
+    expect(errorSummary({ code: 'ONLY_CODE' })).toBe('ONLY_CODE')
   })
 
   it('isException works for look-alikes from another copy of the package', () => {

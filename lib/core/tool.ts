@@ -27,6 +27,9 @@ import { Registry } from './registry.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
+/** What events record in place of the args when a tool's `redact` throws. */
+export const REDACTION_FAILED = '[redaction failed]'
+
 /** What a handler may return: text, bytes, or an artifact wrapping either. */
 export type ToolResult = string | Uint8Array | SpooledArtifact
 
@@ -331,7 +334,9 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
    * Each call, in order:
    * 1. computes `callId` from the tool name and the **raw** args;
    * 2. validates (a failure throws `E_INVALID_TOOL_ARGS` and emits nothing);
-   * 3. emits `toolExecutionStart` (args redacted when `redact` is set);
+   * 3. emits `toolExecutionStart` (args redacted when `redact` is set; a
+   *    `redact` that throws records {@link REDACTION_FAILED} instead, never
+   *    the raw args, and the call goes on);
    * 4. runs the handler with `call.signal = ctx.abortSignal` (an already
    *    aborted context fails with `TOOL_ABORTED` instead);
    * 5. emits `toolExecutionEnd` with `isError`;
@@ -356,14 +361,9 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
     const validated = await this.validate(args)
     const startedAt = Date.now()
     const started = performance.now()
+    const loggedArgs = this.redact ? this.#redacted(validated) : validated
     try {
-      ctx.emitToolExecutionStart({
-        toolName: this.name,
-        turnId: ctx.id,
-        callId,
-        args: this.redact ? this.redact(validated) : validated,
-        startedAt,
-      })
+      ctx.emitToolExecutionStart({ toolName: this.name, turnId: ctx.id, callId, args: loggedArgs, startedAt })
     } catch (error) {
       warnListenerError(error)
     }
@@ -380,6 +380,19 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
     }
     this.#emitEnd(ctx, callId, startedAt, started, undefined)
     return result
+  }
+
+  // A broken redact() must neither break the call nor leak the raw args into
+  // events and journals, so it fails closed to a placeholder.
+  #redacted(validated: Args): unknown {
+    try {
+      return this.redact!(validated)
+    } catch (error) {
+      process.emitWarning(`redact() of tool "${this.name}" threw: ${errorSummary(error)}; args were not recorded`, {
+        code: 'TOOLSMITH_REDACT_ERROR',
+      })
+      return REDACTION_FAILED
+    }
   }
 
   #emitEnd(ctx: DispatchContext, callId: string, startedAt: number, started: number, error: unknown): void {

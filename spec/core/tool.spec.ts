@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import {
+  REDACTION_FAILED,
   E_INVALID_INITIAL_TOOL_VALUE,
   E_INVALID_TOOL_ARGS,
   E_TOOL_DOWNSTREAM_ERROR,
@@ -255,6 +256,43 @@ describe('Tool.executor events and results', () => {
     expect(error.cause).toBe('disk on fire')
     expect(error.message).toContain('disk on fire')
     expect(ends[0]!.isError).toBe(true)
+  })
+
+  it('carries the code and message of a thrown plain object', async () => {
+    const tool = new Tool({
+      name: 'legacy',
+      description: '',
+      inputSchema: validator.object({}),
+      handler: async () => {
+        throw { code: 'EQUOTA', message: 'quota exceeded' }
+      },
+    })
+    const error = (await tool.executor(createDispatchContext())({}).catch((e: unknown) => e)) as Error
+    expect(error.message).toBe('legacy failed: EQUOTA: quota exceeded')
+  })
+
+  it('a redact() that throws records a placeholder, never the raw args, and the call still runs', async () => {
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
+    try {
+      const tool = new Tool({
+        name: 'save2',
+        description: '',
+        inputSchema: validator.object({ secret: validator.string().required() }),
+        redact: () => {
+          throw new Error('redact bug')
+        },
+        handler: async () => 'saved',
+      })
+      const { ctx, starts, ends } = recordingContext()
+      await expect(tool.executor(ctx)({ secret: 'hunter2' })).resolves.toBe('saved')
+      expect(starts).toHaveLength(1)
+      expect(starts[0]!.args).toBe(REDACTION_FAILED)
+      expect(ends).toHaveLength(1)
+      expect(JSON.stringify(starts)).not.toContain('hunter2')
+      expect(spy.mock.calls.some((c) => JSON.stringify(c).includes('TOOLSMITH_REDACT_ERROR'))).toBe(true)
+    } finally {
+      spy.mockRestore()
+    }
   })
 
   it('a listener that throws never breaks the call', async () => {
