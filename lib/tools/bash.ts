@@ -5,6 +5,7 @@
  */
 import { constants } from 'node:fs'
 import { readlink } from 'node:fs/promises'
+import path from 'node:path'
 import { E_TOOL_COMMAND_FAILED, E_TOOL_FILE_NOT_FOUND, E_TOOL_PATH_INVALID } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
@@ -107,6 +108,12 @@ export class BashTool extends Tool<any, BashArgs> {
       handler: async ({ cmd, args = [], opts = {} }, _ctx, _meta, call) => {
         if (!sandbox.allowNetwork) assertOfflineCommand(cmd, args)
         const cwdInput = opts.cwd === undefined || opts.cwd === '' ? '.' : opts.cwd
+        const hostEnv = buildSandboxEnv(process.env, sandbox.env)
+        const searchPath = hostEnv.PATH ?? ''
+        // A bare name on a PATH of absolute folders does not depend on the
+        // working directory: look it up while the cwd is being checked.
+        const early = isCwdIndependent(cmd, searchPath) ? resolveExecutable(cmd, '/', searchPath) : undefined
+        early?.catch(() => undefined) // awaited below, after the cwd errors it must not overtake
         const resolved = await resolveInRoot(sandbox, cwdInput)
         if (resolved.stats === undefined) {
           throw new E_TOOL_FILE_NOT_FOUND(`The working directory ${JSON.stringify(cwdInput)} does not exist`, {
@@ -120,9 +127,9 @@ export class BashTool extends Tool<any, BashArgs> {
         }
         // Hold the checked directory open and start the program in it through
         // /proc/self/fd, so swapping the path for a symlink now cannot move it.
-        const env: Record<string, string> = { ...buildSandboxEnv(process.env, sandbox.env), PWD: resolved.absolute }
+        const env: Record<string, string> = { ...hostEnv, PWD: resolved.absolute }
         // The PATH search does not depend on the open: both thread-pool round trips run at once.
-        const lookup = resolveExecutable(cmd, resolved.absolute, env.PATH ?? '')
+        const lookup = early ?? resolveExecutable(cmd, resolved.absolute, searchPath)
         lookup.catch(() => undefined) // awaited below; an open failure must not leave it unhandled
         const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
         try {
@@ -154,6 +161,10 @@ export class BashTool extends Tool<any, BashArgs> {
       },
     })
   }
+}
+
+function isCwdIndependent(cmd: string, searchPath: string): boolean {
+  return !cmd.includes('/') && searchPath.split(path.delimiter).every((dir) => path.isAbsolute(dir))
 }
 
 let procCwdWorks: boolean | undefined
