@@ -266,30 +266,50 @@ export class FileSpoolStore implements SpoolStore {
     const temp = `${path}.${process.pid}.${++this.#sequence}.tmp`
     const builder = new LineIndexBuilder()
     const handle = await open(temp, 'w')
+    // Two preallocated batches: chunks are copied once into the one filling
+    // while the other is being written (at most one write in flight, so
+    // memory stays at two batches and the file stays in order).
+    const batches = [Buffer.allocUnsafe(WRITE_BATCH_BYTES), Buffer.allocUnsafe(WRITE_BATCH_BYTES)]
+    let current = 0
+    let filled = 0
+    let inFlight: Promise<void> | undefined
+    const settle = async (): Promise<void> => {
+      const pending = inFlight
+      inFlight = undefined
+      if (pending !== undefined) await pending
+    }
+    const dispatch = async (): Promise<void> => {
+      if (filled === 0) return
+      await settle()
+      inFlight = writeFully(handle, batches[current]!.subarray(0, filled))
+      inFlight.catch(() => undefined) // awaited by the next settle()
+      current ^= 1
+      filled = 0
+    }
     try {
-      let batch: Uint8Array[] = []
-      let batched = 0
-      const flush = async (): Promise<void> => {
-        if (batched === 0) return
-        const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched)
-        await writeFully(handle, bytes)
-        batch = []
-        batched = 0
-      }
       for await (const chunk of spoolChunks(input)) {
         builder.push(chunk)
         if (chunk.length >= WRITE_BATCH_BYTES) {
-          await flush()
+          // Written as is, awaited: the producer is paused until then, so it cannot reuse the buffer meanwhile.
+          await dispatch()
+          await settle()
           await writeFully(handle, chunk)
           continue
         }
-        // Copy: a producer may reuse its buffer after yielding it.
-        batch.push(Uint8Array.prototype.slice.call(chunk))
-        batched += chunk.length
-        if (batched >= WRITE_BATCH_BYTES) await flush()
+        let offset = 0
+        while (offset < chunk.length) {
+          const batch = batches[current]!
+          const n = Math.min(WRITE_BATCH_BYTES - filled, chunk.length - offset)
+          batch.set(chunk.subarray(offset, offset + n), filled)
+          filled += n
+          offset += n
+          if (filled === WRITE_BATCH_BYTES) await dispatch()
+        }
       }
-      await flush()
+      await dispatch()
+      await settle()
     } catch (error) {
+      await inFlight?.catch(() => undefined)
       await handle.close().catch(() => undefined)
       await rm(temp, { force: true })
       throw error
