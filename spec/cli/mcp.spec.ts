@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -12,7 +13,7 @@ describe('toolsmith mcp, driven by the official MCP stdio client', () => {
   let transport: StdioClientTransport
 
   beforeAll(async () => {
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'toolsmith-mcp-')))
+    root = realpathSync(trackedMkdtemp(join(tmpdir(), 'toolsmith-mcp-')))
     writeFileSync(join(root, 'notes.txt'), 'alpha\nbeta\n')
     transport = new StdioClientTransport({
       command: CLI_COMMAND.command,

@@ -1,5 +1,6 @@
+import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -106,7 +107,7 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
   })
 
   it('read → edit (failing, then fixed) → bash on a temp project with the built-ins', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'toolsmith-ai-sdk-'))
+    const root = trackedMkdtemp(join(tmpdir(), 'toolsmith-ai-sdk-'))
     mkdirSync(join(root, 'src'))
     writeFileSync(join(root, 'src/math.js'), 'export const add = (a, b) => a - b\n')
     writeFileSync(join(root, 'check.mjs'), "import { add } from './src/math.js'\nconsole.log(add(2, 3) === 5 ? 'PASS' : 'FAIL')\n")

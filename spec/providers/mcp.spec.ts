@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,7 +26,7 @@ type CallResult = { isError?: boolean; content: { type: string; text?: string }[
 const text = (result: unknown) => (result as CallResult).content.map((c) => c.text ?? '').join('')
 
 function tempProject(): string {
-  const root = mkdtempSync(join(tmpdir(), 'toolsmith-mcp-'))
+  const root = trackedMkdtemp(join(tmpdir(), 'toolsmith-mcp-'))
   mkdirSync(join(root, 'src'))
   writeFileSync(join(root, 'src/greet.txt'), 'hello\nworld\n')
   return root

@@ -1,5 +1,6 @@
+import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { spawn } from 'node:child_process'
-import { appendFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { appendFileSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,7 +21,7 @@ const FIELDS = [
 ]
 
 function tempFile(name: string): string {
-  return join(mkdtempSync(join(tmpdir(), 'toolsmith-journal-')), name)
+  return join(trackedMkdtemp(join(tmpdir(), 'toolsmith-journal-')), name)
 }
 
 function row(overrides: Partial<ToolCallRow> = {}): ToolCallRow {

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { readdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -19,7 +20,7 @@ import {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'toolsmith-runner-')))
+  return realpathSync(trackedMkdtemp(join(tmpdir(), 'toolsmith-runner-')))
 }
 
 interface Span {

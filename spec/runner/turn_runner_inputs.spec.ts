@@ -1,4 +1,5 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -23,7 +24,7 @@ const secret = defineTool({ name: 'secret', schema: validator.object({}), execut
 
 describe('TurnRunner inputs', () => {
   it('takes a Sandbox and offers its five built-in tools', async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'toolsmith-sandbox-')))
+    const root = realpathSync(trackedMkdtemp(join(tmpdir(), 'toolsmith-sandbox-')))
     writeFileSync(join(root, 'a.txt'), 'from the sandbox')
     let offered: string[] = []
     const runner = new TurnRunner({
