@@ -4,11 +4,15 @@
  *
  * @module
  */
-import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED } from '../exceptions.js'
+import { constants, type Stats } from 'node:fs'
+import { readlink, type FileHandle } from 'node:fs/promises'
+import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED, E_TOOL_NOT_A_FILE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
-import { resolveInRoot } from '../sandbox/paths.js'
+import { truncationMarker } from '../sandbox/capture.js'
+import { openInside } from '../sandbox/files.js'
+import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { runBounded } from '../sandbox/process.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 
@@ -55,18 +59,137 @@ export function ripgrepArgs(pattern: string, target: string): string[] {
   return ['--no-config', '-n', '-H', '--no-heading', '-e', pattern, '--', target]
 }
 
+let procFdWorks: boolean | undefined
+
+/** Whether descriptors can be named as `/proc/<pid>/fd/N` (Linux with /proc mounted). */
+async function usableProcFd(handle: FileHandle): Promise<boolean> {
+  procFdWorks ??= await readlink(`/proc/${process.pid}/fd/${handle.fd}`).then(
+    () => true,
+    () => false,
+  )
+  return procFdWorks
+}
+
+/** Refuse anything but a directory or a regular file (FIFOs would block rg). */
+function assertSearchable(resolved: ResolvedPath, stats: Stats): void {
+  if (stats.isDirectory() || stats.isFile()) return
+  const kind = stats.isFIFO()
+    ? 'FIFO (named pipe)'
+    : stats.isSocket()
+      ? 'socket'
+      : stats.isCharacterDevice()
+        ? 'character device'
+        : stats.isBlockDevice()
+          ? 'block device'
+          : 'special file'
+  throw new E_TOOL_NOT_A_FILE(`${JSON.stringify(resolved.input)} is a ${kind}; grep searches directories and regular files only`, {
+    details: { path: resolved.input },
+  })
+}
+
+/** What rg is pointed at, and how to turn the paths it prints back into root-relative ones. */
+interface SearchTarget {
+  /** rg's working directory. */
+  cwd: string
+  /** The path argument given to rg. */
+  path: string
+  /** The held descriptor of the checked target, if any. */
+  handle: FileHandle | undefined
+  /** Rewrite rg's printed paths (at the start of each line) to root-relative ones. */
+  unprefix(text: string): string
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * Open the checked target (no final symlink followed, re-checked through its
+ * descriptor) and point rg at the descriptor, never at the path again: a
+ * swap of any component after the check cannot redirect the search.
+ * A directory becomes rg's working directory (`/proc/self/fd/N`, searched as
+ * `.`); a regular file is searched as `/proc/<pid>/fd/N`. Without /proc the
+ * path is used as before.
+ */
+async function openTarget(resolved: ResolvedPath): Promise<SearchTarget> {
+  const isDirectory = resolved.stats!.isDirectory()
+  // O_NONBLOCK: a FIFO swapped in after the check must not block the open; O_DIRECTORY: a
+  // directory must still be one.
+  const flags = constants.O_RDONLY | (isDirectory ? (constants.O_DIRECTORY ?? 0) : (constants.O_NONBLOCK ?? 0))
+  const handle = await openInside(resolved, resolved.absolute, flags)
+  try {
+    const stats = await handle.stat()
+    assertSearchable(resolved, stats)
+    if (stats.isDirectory() !== isDirectory) {
+      throw new E_TOOL_NOT_A_FILE(`${JSON.stringify(resolved.input)} changed type while it was being opened; try again`, {
+        details: { path: resolved.input },
+      })
+    }
+    if (!(await usableProcFd(handle))) {
+      await handle.close().catch(() => undefined)
+      return {
+        cwd: resolved.root,
+        path: resolved.relative,
+        handle: undefined,
+        // Searching "." makes rg print "./src/a.ts"; drop the "./" so paths read as root-relative.
+        unprefix: (text) => (resolved.relative === '.' ? text.replace(/^\.\//gm, '') : text),
+      }
+    }
+    if (isDirectory) {
+      const prefix = resolved.relative === '.' ? '' : `${resolved.relative}/`
+      return {
+        cwd: `/proc/self/fd/${handle.fd}`,
+        path: '.',
+        handle,
+        unprefix: (text) => text.replace(/^\.\//gm, () => prefix),
+      }
+    }
+    const fdPath = `/proc/${process.pid}/fd/${handle.fd}`
+    const pattern = new RegExp(`^${escapeRegExp(fdPath)}(?=:)`, 'gm')
+    return {
+      cwd: resolved.root,
+      path: fdPath,
+      handle,
+      unprefix: (text) => text.replace(pattern, () => resolved.relative),
+    }
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * Keep rewritten output within `limit` bytes: rewriting paths may lengthen
+ * lines, so cut again at a line end, folding any marker rg's capture added.
+ */
+function fitLines(text: string, limit: number): string {
+  if (Buffer.byteLength(text) <= limit) return text
+  const marked = /\n\[… (\d+) bytes truncated …\]$/.exec(text)
+  const body = Buffer.from(marked === null ? text : text.slice(0, marked.index + 1))
+  const omitted = marked === null ? 0 : Number(marked[1])
+  // Room for the marker with the largest count it could carry.
+  const markerRoom = Buffer.byteLength(truncationMarker(body.length + omitted).trimEnd())
+  const room = limit - markerRoom
+  if (room <= 0) return truncationMarker(body.length + omitted).trim()
+  // Cut at the last line end that fits (the line break itself is dropped).
+  const end = Math.max(0, body.lastIndexOf(0x0a, room))
+  return `${body.subarray(0, end).toString('utf8')}${truncationMarker(body.length - end + omitted).trimEnd()}`
+}
+
 /**
  * The built-in `grep` tool: `file:line:text` lines for every match, `""`
  * when there is none.
  *
  * @remarks
  * Runs the bundled `rg` with exactly `--no-config -n -H --no-heading -e
- * PATTERN -- PATH` in the sandbox root, so printed paths are relative to the
- * root (`src/a.ts:3:…`). Symlinks are not followed (`-L` is never passed,
- * nor `--pre`); `.gitignore`, `.ignore` and hidden-file rules apply as in
- * ripgrep. Output over `maxOutputBytes` is cut at a line end with a
+ * PATTERN -- PATH`; printed paths are relative to the root (`src/a.ts:3:…`).
+ * The checked target is opened (`O_NOFOLLOW`, re-checked through its
+ * descriptor) and rg searches that descriptor, not the path, so swapping
+ * the path for a symlink after the check cannot redirect it. Symlinks met
+ * during rg's walk are not followed (`-L` is never passed, nor `--pre`);
+ * `.gitignore`, `.ignore` and hidden-file rules apply as in ripgrep. Output over `maxOutputBytes` is cut at a line end with a
  * `[… N bytes truncated …]` marker. Errors: `TOOL_FILE_NOT_FOUND` (missing
- * path), `TOOL_PATH_ESCAPE`, `TOOL_GREP_FAILED` (rg exit 2, e.g. a bad regex,
+ * path), `TOOL_NOT_A_FILE` (a FIFO, socket or device), `TOOL_PATH_ESCAPE`, `TOOL_GREP_FAILED` (rg exit 2, e.g. a bad regex,
  * with rg's message), `TOOL_TIMEOUT` after `timeoutMs`, `TOOL_ABORTED`.
  * `sideEffect: false`, `idempotent: true`.
  */
@@ -90,27 +213,34 @@ export class GrepTool extends Tool<any, GrepArgs> {
             details: { path },
           })
         }
-        const result = await runBounded({
-          file: await ripgrepPath(),
-          args: ripgrepArgs(pattern, resolved.relative),
-          cwd: resolved.root,
-          env: buildSandboxEnv(process.env, sandbox.env),
-          maxOutputBytes: sandbox.maxOutputBytes,
-          timeoutMs: sandbox.timeoutMs,
-          signal: call.signal,
-          mergeStderr: false,
-          mode: 'head',
-          label: 'grep',
-        })
-        if (result.exitCode === 1 && result.outputBytes === 0) return ''
-        if (result.exitCode !== 0) {
-          const message = result.stderr.trim() || `rg exited with code ${result.exitCode ?? result.signal}`
-          throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
-            details: { exitCode: result.exitCode, signal: result.signal, output: result.output, stderr: result.stderr },
+        // A FIFO, socket or device: rg would block on it (or read a device), so refuse before spawning.
+        assertSearchable(resolved, resolved.stats)
+        const target = await openTarget(resolved)
+        try {
+          const result = await runBounded({
+            file: await ripgrepPath(),
+            args: ripgrepArgs(pattern, target.path),
+            cwd: target.cwd,
+            env: buildSandboxEnv(process.env, sandbox.env),
+            maxOutputBytes: sandbox.maxOutputBytes,
+            timeoutMs: sandbox.timeoutMs,
+            signal: call.signal,
+            mergeStderr: false,
+            mode: 'head',
+            label: 'grep',
           })
+          if (result.exitCode === 1 && result.outputBytes === 0) return ''
+          if (result.exitCode !== 0) {
+            const message = target.unprefix(result.stderr.trim()) || `rg exited with code ${result.exitCode ?? result.signal}`
+            throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
+              details: { exitCode: result.exitCode, signal: result.signal, output: result.output, stderr: result.stderr },
+            })
+          }
+          return fitLines(target.unprefix(result.output), sandbox.maxOutputBytes)
+        } finally {
+          // rg has exited: nothing needs the descriptor any more.
+          void target.handle?.close().catch(() => undefined)
         }
-        // Searching "." makes rg print "./src/a.ts"; drop the "./" so paths read as root-relative.
-        return resolved.relative === '.' ? result.output.replace(/^\.\//gm, '') : result.output
       },
     })
   }

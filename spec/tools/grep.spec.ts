@@ -2,7 +2,7 @@
  * `grep`: the bundled ripgrep, root-relative paths, "" for no match,
  * TOOL_GREP_FAILED with rg's message, capped output, enforced timeout.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -94,12 +94,111 @@ describe('grep', () => {
   })
 
   it('enforces the timeout', async () => {
-    // A FIFO with no writer blocks rg's read of it forever: only the deadline ends the search.
-    execFileSync('mkfifo', [path.join(fx.root, 'stuck')])
-    const tools = createTools({ rootDir: fx.root, timeoutMs: 1500 })
+    // Every line matches: rg spends far longer than 5 ms writing 20 MB of matches to the pipe.
+    fs.writeFileSync(path.join(fx.root, 'big.txt'), 'match this line\n'.repeat(1_300_000))
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 5 })
     const started = Date.now()
-    const error = await failure(tools.grep, { pattern: 'x', path: 'stuck' })
+    const error = await failure(tools.grep, { pattern: 'match', path: 'big.txt' })
     expect(error.code).toBe('TOOL_TIMEOUT')
     expect(Date.now() - started).toBeLessThan(30_000)
   })
+
+  it('refuses a FIFO, socket or device with TOOL_NOT_A_FILE before starting rg (never waits for a writer)', async () => {
+    execFileSync('mkfifo', [path.join(fx.root, 'stuck')])
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 20_000 })
+    const started = Date.now()
+    const error = await failure(tools.grep, { pattern: 'x', path: 'stuck' })
+    expect(error.code).toBe('TOOL_NOT_A_FILE')
+    expect(error.message).toMatch(/FIFO/)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    // A FIFO met during a directory walk is skipped by rg, as before.
+    expect(lines(await call(tools.grep, { pattern: 'Notes' }))).toEqual(['notes.md:1:# Notes'])
+  })
+
+  it('keeps paths root-relative for a nested directory or file, and output within maxOutputBytes', async () => {
+    const deep = path.join(fx.root, 'a-rather-long-directory-name', 'and-another-long-one')
+    fs.mkdirSync(deep, { recursive: true })
+    fs.writeFileSync(path.join(deep, 'x.txt'), Array.from({ length: 3000 }, (_, i) => `hit ${i}`).join('\n') + '\n')
+    const rel = 'a-rather-long-directory-name/and-another-long-one'
+    expect(lines(await call(fx.tools.grep, { pattern: '^hit 7$', path: rel }))).toEqual([`${rel}/x.txt:8:hit 7`])
+    expect(lines(await call(fx.tools.grep, { pattern: '^hit 7$', path: `${rel}/x.txt` }))).toEqual([`${rel}/x.txt:8:hit 7`])
+    expect(lines(await call(fx.tools.grep, { pattern: '^hit 7$', path: path.join(deep, 'x.txt') }))).toEqual([`${rel}/x.txt:8:hit 7`])
+    const tools = createTools({ rootDir: fx.root, maxOutputBytes: 4000 })
+    for (const target of [rel, `${rel}/x.txt`]) {
+      const out = String(await call(tools.grep, { pattern: 'hit', path: target }))
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(4000)
+      expect(out).toMatch(/\n\[… \d+ bytes truncated …\]$/)
+      const kept = out.slice(0, out.lastIndexOf('\n[…')).split('\n')
+      expect(kept.length).toBeGreaterThan(10)
+      kept.forEach((line, i) => expect(line).toBe(`${rel}/x.txt:${i + 1}:hit ${i}`))
+    }
+  })
+
+  it('never searches outside the root when a directory is swapped for a symlink between check and use', async () => {
+    // A separate process flips root/inner between a real directory and a
+    // symlink to the canary while grep is called on the directory and on a
+    // file inside it. rg follows a symlink given as its search root, so only
+    // searching the checked descriptor keeps the canary out.
+    const inner = path.join(fx.root, 'inner')
+    const parked = path.join(fx.root, 'inner-parked')
+    fs.mkdirSync(inner)
+    fs.writeFileSync(path.join(inner, 'secret.txt'), 'INSIDE\n')
+    const stopFile = path.join(fx.base, 'stop')
+    const flipper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs');
+         const [inner, parked, canary, stop] = process.argv.slice(1);
+         const spin = () => { const end = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 400_000)); while (process.hrtime.bigint() < end); };
+         let flips = 0;
+         while (flips % 64 !== 0 || !fs.existsSync(stop)) {
+           try { fs.renameSync(inner, parked); fs.symlinkSync(canary, inner); } catch {}
+           spin();
+           try { fs.unlinkSync(inner); fs.renameSync(parked, inner); } catch {}
+           spin();
+           flips++;
+         }
+         try { fs.unlinkSync(inner) } catch {}
+         try { fs.renameSync(parked, inner) } catch {}
+         console.log(flips);`,
+        inner,
+        parked,
+        fx.canary,
+        stopFile,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let flips = ''
+    flipper.stdout.on('data', (chunk: Buffer) => (flips += chunk.toString()))
+    const exited = new Promise((resolve) => flipper.on('exit', resolve))
+
+    const outcomes = { found: 0, refused: 0 }
+    const leaks: string[] = []
+    const deadline = Date.now() + 8_000
+    try {
+      for (let i = 0; i < 1500 && Date.now() < deadline; i++) {
+        const attempts = ['inner', 'inner/secret.txt', 'inner', 'inner/secret.txt'].map((target) =>
+          call(fx.tools.grep, { pattern: 'CANARY|INSIDE', path: target }).then((text) => {
+            if (String(text).includes('CANARY')) leaks.push(String(text))
+            else if (String(text).includes('INSIDE')) outcomes.found++
+          }),
+        )
+        for (const settled of await Promise.allSettled(attempts)) {
+          if (settled.status === 'fulfilled') continue
+          const cause = (settled.reason as { cause?: { code?: string } }).cause
+          if (typeof cause?.code !== 'string' || !cause.code.startsWith('TOOL_')) throw settled.reason
+          outcomes.refused++
+        }
+      }
+    } finally {
+      fs.writeFileSync(stopFile, '')
+      await exited
+      fs.unlinkSync(stopFile)
+    }
+    expect(leaks.slice(0, 3)).toEqual([])
+    expect(Number(flips)).toBeGreaterThan(0)
+    expect(outcomes.found).toBeGreaterThan(0)
+    expect(outcomes.refused).toBeGreaterThan(0)
+  }, 60_000)
 })
