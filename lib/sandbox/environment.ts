@@ -11,6 +11,21 @@ const ALLOWED_NAMES = new Set([
   'HOME',
   'LANG',
   'LANGUAGE',
+  // The locale categories by name (POSIX and glibc), never by prefix: SSH
+  // forwards `LC_*`, and people smuggle arbitrary values through it.
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_MONETARY',
+  'LC_PAPER',
+  'LC_NAME',
+  'LC_ADDRESS',
+  'LC_TELEPHONE',
+  'LC_MEASUREMENT',
+  'LC_IDENTIFICATION',
   'TERM',
   'TMPDIR',
   'TMP',
@@ -63,7 +78,7 @@ export function buildSandboxEnv(
   // Keys first, values only for allowed names: reading every value of
   // `process.env` (an exotic object backed by the C environment) is what costs.
   for (const name of Object.keys(host)) {
-    if (!ALLOWED_NAMES.has(name) && !name.startsWith('LC_')) continue
+    if (!ALLOWED_NAMES.has(name)) continue
     const value = host[name]
     if (value !== undefined) env[name] = value
   }
