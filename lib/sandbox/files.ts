@@ -217,11 +217,58 @@ function describeKind(stats: Stats): string {
  *
  * @param resolved - A resolution of the target path.
  * @param data - The new content.
+ * @param parent - The target's directory, already being opened by
+ *   {@link openParentDirectory} (for an existing target only); it is closed
+ *   here in every case.
  * @throws `TOOL_PATH_ESCAPE` (hard link, dangling symlink outside, swap),
  *   `TOOL_PATH_INVALID` (dangling symlink inside), `TOOL_NOT_A_FILE`, `TOOL_IO_ERROR`.
  * @internal
  */
-export async function writeFileAtomic(resolved: ResolvedPath, data: Uint8Array): Promise<void> {
+export async function writeFileAtomic(resolved: ResolvedPath, data: Uint8Array, parent?: Promise<FileHandle>): Promise<void> {
+  try {
+    assertWritableTarget(resolved)
+  } catch (error) {
+    releaseDirectory(parent)
+    throw error
+  }
+  const previous = resolved.stats
+  const directories = resolved.missing.slice(0, -1)
+  const name = resolved.missing.length > 0 ? resolved.missing[resolved.missing.length - 1]! : path.basename(resolved.absolute)
+  const dir = await (parent ?? openParentDirectory(resolved))
+  await writeInto(resolved, dir, directories, name, data, previous)
+}
+
+/**
+ * Open (and check) the directory a write to `resolved` goes into: the
+ * deepest existing directory when parents are missing.
+ *
+ * @remarks
+ * `edit` starts this while it reads and patches the file, so the two
+ * thread-pool round trips overlap with work it does anyway; the handle is
+ * then passed to {@link writeFileAtomic}, or given to
+ * {@link releaseDirectory} when the edit fails.
+ *
+ * @param resolved - A resolution of the target path.
+ * @returns The open directory.
+ * @throws `TOOL_PATH_ESCAPE` when the directory was swapped for one outside the root.
+ * @internal
+ */
+export function openParentDirectory(resolved: ResolvedPath): Promise<FileHandle> {
+  const directory = resolved.missing.length > 0 ? resolved.existing : path.dirname(resolved.absolute)
+  return openInside(resolved, directory, constants.O_RDONLY | O_DIRECTORY)
+}
+
+/**
+ * Close a directory from {@link openParentDirectory} that will not be written to.
+ *
+ * @param parent - The pending or open directory, if any.
+ * @internal
+ */
+export function releaseDirectory(parent: Promise<FileHandle> | undefined): void {
+  void parent?.then((handle) => handle.close()).catch(() => undefined)
+}
+
+function assertWritableTarget(resolved: ResolvedPath): void {
   const quoted = JSON.stringify(resolved.input)
   const details = { path: resolved.input }
   if (resolved.danglingLink !== undefined) {
@@ -232,12 +279,17 @@ export async function writeFileAtomic(resolved: ResolvedPath, data: Uint8Array):
     )
   }
   if (resolved.relative === '.') throw new E_TOOL_NOT_A_FILE('The sandbox root is a directory, not a file', { details })
-  const previous = resolved.stats
-  if (previous !== undefined) assertReplaceable(quoted, details, previous)
+  if (resolved.stats !== undefined) assertReplaceable(quoted, details, resolved.stats)
+}
 
-  const directories = resolved.missing.slice(0, -1)
-  const name = resolved.missing.length > 0 ? resolved.missing[resolved.missing.length - 1]! : path.basename(resolved.absolute)
-  let dir = await openInside(resolved, resolved.missing.length > 0 ? resolved.existing : path.dirname(resolved.absolute), constants.O_RDONLY | O_DIRECTORY)
+async function writeInto(
+  resolved: ResolvedPath,
+  dir: FileHandle,
+  directories: readonly string[],
+  name: string,
+  data: Uint8Array,
+  previous: Stats | undefined,
+): Promise<void> {
   try {
     let dirName = (await fdPath(dir)) ?? (await openedRealPath(dir, resolved.existing))
     for (const part of directories) {
@@ -255,7 +307,8 @@ export async function writeFileAtomic(resolved: ResolvedPath, data: Uint8Array):
   } catch (error) {
     throw toToolError(error, resolved.input, 'write')
   } finally {
-    await dir.close().catch(() => undefined)
+    // Not awaited: the rename is done and synced; the close cannot change the outcome.
+    void dir.close().catch(() => undefined)
   }
 }
 

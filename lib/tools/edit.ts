@@ -9,8 +9,8 @@ import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE, E_TOOL_PATCH_FAILED, E_TOOL_
 import { Tool } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
-import { readRegularFile, writeFileAtomic } from '../sandbox/files.js'
-import { assertValidPathInput, resolveInRoot } from '../sandbox/paths.js'
+import { openParentDirectory, readRegularFile, releaseDirectory, writeFileAtomic } from '../sandbox/files.js'
+import { assertValidPathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 import { decodeText } from './read.js'
@@ -128,38 +128,53 @@ export class EditTool extends Tool<any, EditArgs> {
           )
         }
         const resolved = await resolveInRoot(sandbox, path)
-        const { bytes, remainder } = await readRegularFile(resolved, sandbox.maxOutputBytes)
-        if (remainder > 0) {
-          throw new E_TOOL_FILE_TOO_LARGE(`${JSON.stringify(path)} grew past the ${sandbox.maxOutputBytes}-byte limit while being read`, {
-            details: { path, limit: sandbox.maxOutputBytes },
-          })
+        // Open (and check) the directory the result goes into while the file is read and patched.
+        const parent = resolved.stats?.isFile() === true ? openParentDirectory(resolved) : undefined
+        parent?.catch(() => undefined) // its error, if any, is raised by writeFileAtomic
+        let patched: string
+        try {
+          patched = await patchedContent(resolved, sandbox.maxOutputBytes, path, patch, call.signal)
+        } catch (error) {
+          releaseDirectory(parent)
+          throw error
         }
-        const source = decodeText(bytes, 0, sandbox.maxOutputBytes, path)
-        // isUtf8 ⇔ the decoded text re-encodes to exactly these bytes, without encoding 150 KB to find out.
-        if (!isUtf8(bytes)) {
-          // Writing back a lossy decoding would corrupt every invalid byte, not just the patched lines.
-          throw new E_TOOL_BINARY_FILE(`${JSON.stringify(path)} is not valid UTF-8; edit only patches UTF-8 text files`, {
-            details: { path },
-          })
-        }
-        const file = parseSingleFilePatch(path, patch)
-        const patched = applyPatch(source, file, { autoConvertLineEndings: true })
-        if (patched === false) {
-          const index = firstFailingHunk(source, file)
-          const hunk = file.hunks[index]!
-          const expected = hunk.lines.filter((line) => !line.startsWith('+') && !line.startsWith('\\')).map((line) => line.slice(1))
-          throw patchFailed(
-            path,
-            `hunk ${index + 1} of ${file.hunks.length} (${hunkHeader(hunk)}) does not match the current content: ` +
-              `the lines it expects (${JSON.stringify(expected.slice(0, 6).join('\n'))}${expected.length > 6 ? '…' : ''}) ` +
-              'were not found; read the file again and rebuild the patch from its current content',
-            { hunk: index + 1, hunks: file.hunks.length, header: hunkHeader(hunk) },
-          )
-        }
-        assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
-        await writeFileAtomic(resolved, Buffer.from(patched, 'utf8'))
+        await writeFileAtomic(resolved, Buffer.from(patched, 'utf8'), parent)
         return 'ok'
       },
     })
   }
+}
+
+/** Read the file, check it is UTF-8 text, and apply the patch (nothing is written). */
+async function patchedContent(resolved: ResolvedPath, limit: number, path: string, patch: string, signal: AbortSignal): Promise<string> {
+  const { bytes, remainder } = await readRegularFile(resolved, limit)
+  if (remainder > 0) {
+    throw new E_TOOL_FILE_TOO_LARGE(`${JSON.stringify(path)} grew past the ${limit}-byte limit while being read`, {
+      details: { path, limit },
+    })
+  }
+  const source = decodeText(bytes, 0, limit, path)
+  // isUtf8 ⇔ the decoded text re-encodes to exactly these bytes, without encoding 150 KB to find out.
+  if (!isUtf8(bytes)) {
+    // Writing back a lossy decoding would corrupt every invalid byte, not just the patched lines.
+    throw new E_TOOL_BINARY_FILE(`${JSON.stringify(path)} is not valid UTF-8; edit only patches UTF-8 text files`, {
+      details: { path },
+    })
+  }
+  const file = parseSingleFilePatch(path, patch)
+  const patched = applyPatch(source, file, { autoConvertLineEndings: true })
+  if (patched === false) {
+    const index = firstFailingHunk(source, file)
+    const hunk = file.hunks[index]!
+    const expected = hunk.lines.filter((line) => !line.startsWith('+') && !line.startsWith('\\')).map((line) => line.slice(1))
+    throw patchFailed(
+      path,
+      `hunk ${index + 1} of ${file.hunks.length} (${hunkHeader(hunk)}) does not match the current content: ` +
+        `the lines it expects (${JSON.stringify(expected.slice(0, 6).join('\n'))}${expected.length > 6 ? '…' : ''}) ` +
+        'were not found; read the file again and rebuild the patch from its current content',
+      { hunk: index + 1, hunks: file.hunks.length, header: hunkHeader(hunk) },
+    )
+  }
+  assertNotAborted(signal, `writing ${JSON.stringify(path)}`)
+  return patched
 }
