@@ -84,8 +84,10 @@ const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
  * `TOOL_COMMAND_NOT_FOUND`. With `allowNetwork: false`, network commands are
  * refused before spawning (`TOOL_NETWORK_DISABLED`,
  * `TOOL_GIT_REMOTE_DISABLED`) and, where the kernel allows, the program runs
- * in an empty network namespace and its own PID namespace (see
- * `Sandbox.isolation`). Only the working directory is sandboxed: the program
+ * in an empty network namespace; it also runs in its own PID namespace
+ * whatever `allowNetwork` says. The sandbox's `isolation` option can switch
+ * either namespace off (never the guard); `Sandbox.isolation` reports what
+ * is enforced. Only the working directory is sandboxed: the program
  * itself can name any path, so this is not a file-system jail.
  * `sideEffect: true`, `idempotent: false`.
  */
