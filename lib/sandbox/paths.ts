@@ -8,7 +8,7 @@
 import { lstat, readlink, realpath, stat } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import path from 'node:path'
-import { E_TOOL_FILE_NOT_FOUND, E_TOOL_PATH_ESCAPE, E_TOOL_PATH_INVALID } from '../exceptions.js'
+import { E_TOOL_FILE_NOT_FOUND, E_TOOL_NOT_A_FILE, E_TOOL_PATH_ESCAPE, E_TOOL_PATH_INVALID } from '../exceptions.js'
 import { errnoCode, toToolError } from './fs_errors.js'
 
 /** Longest accepted path, in UTF-8 bytes (Linux `PATH_MAX`). */
@@ -103,6 +103,26 @@ export function assertValidPathInput(input: unknown): asserts input is string {
     if (Buffer.byteLength(part) > MAX_COMPONENT_BYTES) {
       throw new E_TOOL_PATH_INVALID(`A component of the path is longer than ${MAX_COMPONENT_BYTES} bytes`, { details })
     }
+  }
+}
+
+/**
+ * Reject, besides what {@link assertValidPathInput} rejects, a path that can
+ * only name a directory (`dir/`, `dir/.`): the file tools would otherwise drop
+ * the trailing separator and write a file where a folder was meant.
+ *
+ * @param input - The path a file tool (read, write, edit) was given.
+ * @throws {@link E_TOOL_PATH_INVALID} as {@link assertValidPathInput} does.
+ * @throws {@link E_TOOL_NOT_A_FILE} for a path ending in `/` or `/.`.
+ * @internal
+ */
+export function assertFilePathInput(input: unknown): asserts input is string {
+  assertValidPathInput(input)
+  if (input.endsWith('/') || input === '.' || input.endsWith('/.')) {
+    throw new E_TOOL_NOT_A_FILE(
+      `The path ${JSON.stringify(input)} names a directory (it ends in "/" or "/."); give a file path such as "dir/name.txt"`,
+      { details: { path: input } },
+    )
   }
 }
 

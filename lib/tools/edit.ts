@@ -10,7 +10,7 @@ import { Tool } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { openParentDirectory, readRegularFile, releaseDirectory, writeFileAtomic } from '../sandbox/files.js'
-import { assertValidPathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
+import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 import { decodeText } from './read.js'
@@ -119,7 +119,7 @@ export class EditTool extends Tool<any, EditArgs> {
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async ({ path, patch }, _ctx, _meta, call) => {
-        assertValidPathInput(path)
+        assertFilePathInput(path)
         const patchBytes = Buffer.byteLength(patch)
         if (patchBytes > sandbox.maxOutputBytes) {
           throw new E_TOOL_PATCH_TOO_LARGE(

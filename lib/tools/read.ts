@@ -9,7 +9,7 @@ import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { fitText, headBoundary, truncationMarker } from '../sandbox/capture.js'
 import { readRegularFile } from '../sandbox/files.js'
-import { resolveInRoot } from '../sandbox/paths.js'
+import { assertFilePathInput, resolveInRoot } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 
 /** Arguments of `read`. */
@@ -90,6 +90,7 @@ export class ReadTool extends Tool<any, ReadArgs> {
       sideEffect: false,
       idempotent: true,
       handler: async ({ path }) => {
+        assertFilePathInput(path)
         const resolved = await resolveInRoot(sandbox, path)
         const { bytes, remainder } = await readRegularFile(resolved, sandbox.maxOutputBytes)
         return decodeText(bytes, remainder, sandbox.maxOutputBytes, path)

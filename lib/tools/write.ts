@@ -8,7 +8,7 @@ import { Tool } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { writeFileAtomic } from '../sandbox/files.js'
-import { assertValidPathInput, resolveInRoot } from '../sandbox/paths.js'
+import { assertFilePathInput, resolveInRoot } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 
@@ -68,7 +68,7 @@ export class WriteTool extends Tool<any, WriteArgs> {
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async ({ path, content }, _ctx, _meta, call) => {
-        assertValidPathInput(path)
+        assertFilePathInput(path)
         const data = Buffer.from(content, 'utf8')
         if (data.length > sandbox.maxOutputBytes) {
           throw new E_TOOL_CONTENT_TOO_LARGE(

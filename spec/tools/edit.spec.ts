@@ -57,6 +57,13 @@ describe('edit', () => {
     expect(fs.statSync(file()).mode & 0o7777).toBe(0o640)
   })
 
+  it('refuses a path with a trailing "/" even when the file exists, and leaves it unchanged', async () => {
+    fs.writeFileSync(path.join(fx.root, 'f.txt'), 'line 5\n')
+    const result = await failure(fx.tools.edit, { path: 'f.txt/', patch: '@@ -1,1 +1,1 @@\n-line 5\n+line five\n' })
+    expect(result.code).toBe('TOOL_NOT_A_FILE')
+    expect(fs.readFileSync(path.join(fx.root, 'f.txt'), 'utf8')).toBe('line 5\n')
+  })
+
   it('accepts a hunk-only patch without file headers', async () => {
     expect(await call(fx.tools.edit, { path: 'f.txt', patch: '@@ -5,1 +5,1 @@\n-line 5\n+line five\n' })).toBe('ok')
     expect(contents()).toContain('line five\n')

@@ -33,6 +33,11 @@ describe('read', () => {
     expect(await call(fx.tools.read, { path: path.join(fx.root, 'src/a.ts') })).toBe('export const a = "ünïcødé ✓"\r\n')
   })
 
+  it('refuses a file path with a trailing "/" (it names a directory)', async () => {
+    fs.writeFileSync(path.join(fx.root, 'a.txt'), 'text\n')
+    expect((await failure(fx.tools.read, { path: 'a.txt/' })).code).toBe('TOOL_NOT_A_FILE')
+  })
+
   it('returns "" for an empty file', async () => {
     write('empty.txt', '')
     expect(await call(fx.tools.read, { path: 'empty.txt' })).toBe('')

@@ -34,6 +34,15 @@ describe('write', () => {
     expect(fs.readFileSync(path.join(fx.root, 'a/b/c/new.txt'), 'utf8')).toBe('héllo\n')
   })
 
+  it.each(['newdir/', 'newdir/.', 'a/b/'])('refuses %s (a path that names a directory) and creates nothing', async (p) => {
+    const before = fx.snapshot()
+    const result = await failure(fx.tools.write, { path: p, content: 'x' })
+    expect(result.code).toBe('TOOL_NOT_A_FILE')
+    expect(result.message).toContain('names a directory')
+    expect(listRoot()).toEqual([])
+    expect(fx.snapshot()).toBe(before)
+  })
+
   it('content "" creates an empty file', async () => {
     expect(await call(fx.tools.write, { path: 'empty.txt', content: '' })).toBe('ok')
     expect(fs.statSync(path.join(fx.root, 'empty.txt')).size).toBe(0)
