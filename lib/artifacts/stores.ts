@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -38,15 +39,23 @@ export type SpoolInput =
  * A place to keep spools by id.
  *
  * @remarks
- * Writing an id again replaces its content; readers obtained earlier keep
- * reading the old content where the store can (memory) and fail cleanly
- * where it cannot.
+ * Writing an id again points the id at the new content: `read(id)` returns
+ * the new reader from then on. A reader obtained earlier (from `write` or
+ * `read`) is not affected: it keeps returning exactly the content it was
+ * created over, until `delete(id)` (or the store's own `clear`) frees the
+ * id's content. Implementations must never let a rewrite change what an
+ * existing reader returns.
  */
 export interface SpoolStore {
   /**
    * Store `input` under `id`, consuming a stream chunk by chunk.
    *
-   * @param id - Any string (e.g. a callId).
+   * @remarks
+   * When `id` already holds content, the new content becomes what
+   * `read(id)` returns; readers handed out earlier keep reading the old
+   * content (it is kept until `delete(id)` or the store is cleared).
+   *
+   * @param id - Any string (e.g. a unique per-call spool id).
    * @param input - The content.
    * @returns A reader over what was stored.
    */
@@ -59,7 +68,8 @@ export interface SpoolStore {
    */
   read(id: string): SpoolReader | undefined
   /**
-   * Forget `id` (and free its memory or disk space).
+   * Forget `id` (and free its memory or disk space, including any earlier
+   * versions written under the same id). Readers over it may then fail.
    *
    * @param id - The id.
    * @returns True when something was removed.
@@ -214,7 +224,13 @@ const WRITE_BATCH_BYTES = 256 * 1024
  * gigabyte touches one small region of the file.
  *
  * The id → file mapping lives in this object; file names are the SHA-256 of
- * the id, so ids never form paths. Call {@link FileSpoolStore.clear} to remove
+ * the id plus a per-store token and a per-write sequence number
+ * (`<sha256(id)>-<token>-<n>.spool`), so ids
+ * never form paths and each write gets its own file. Writing an id again
+ * points it at the new file; the superseded file is kept (so a reader
+ * obtained earlier keeps reading its own, unchanged content) until
+ * {@link FileSpoolStore.delete} of that id or {@link FileSpoolStore.clear},
+ * which remove every version. Call {@link FileSpoolStore.clear} to remove
  * every file (and the folder, when the store created it).
  *
  * @example
@@ -229,7 +245,11 @@ export class FileSpoolStore implements SpoolStore {
   readonly #dir: string
   readonly #ownsDir: boolean
   readonly #readers = new Map<string, FileSpoolReader>()
+  // Every file written per id (current last), kept until delete/clear so old readers stay valid.
+  readonly #files = new Map<string, string[]>()
   #sequence = 0
+  // Distinguishes this store's files from another store's (or process's) sharing `dir`.
+  readonly #token = randomBytes(4).toString('hex')
 
   /**
    * @param options - Where to keep the files.
@@ -254,7 +274,12 @@ export class FileSpoolStore implements SpoolStore {
   }
 
   /**
-   * Stream `input` to a file under `id`.
+   * Stream `input` to a new file under `id`.
+   *
+   * @remarks
+   * A rewrite of an existing `id` goes to a new file; readers obtained
+   * earlier keep reading the previous file, which is removed only by
+   * {@link FileSpoolStore.delete} or {@link FileSpoolStore.clear}.
    *
    * @param id - Any string.
    * @param input - The content; streams are consumed with backpressure.
@@ -262,8 +287,9 @@ export class FileSpoolStore implements SpoolStore {
    */
   async write(id: string, input: SpoolInput): Promise<SpoolReader> {
     await mkdir(this.#dir, { recursive: true })
-    const path = join(this.#dir, `${sha256Hex(id)}.spool`)
-    const temp = `${path}.${process.pid}.${++this.#sequence}.tmp`
+    const sequence = ++this.#sequence
+    const path = join(this.#dir, `${sha256Hex(id)}-${this.#token}-${sequence}.spool`)
+    const temp = `${path}.${process.pid}.tmp`
     const builder = new LineIndexBuilder()
     const handle = await open(temp, 'w')
     // Two preallocated batches: chunks are copied once into the one filling
@@ -318,6 +344,9 @@ export class FileSpoolStore implements SpoolStore {
     await rename(temp, path)
     const reader = new FileSpoolReader(path, builder.finish())
     this.#readers.set(id, reader)
+    const files = this.#files.get(id)
+    if (files === undefined) this.#files.set(id, [path])
+    else files.push(path)
     return reader
   }
 
@@ -332,16 +361,18 @@ export class FileSpoolStore implements SpoolStore {
   }
 
   /**
-   * Delete the file for `id`.
+   * Delete every file written under `id` (the current one and any superseded
+   * by later writes); readers over them fail from then on.
    *
    * @param id - The id.
    * @returns True when something was removed.
    */
   async delete(id: string): Promise<boolean> {
-    const reader = this.#readers.get(id)
-    if (reader === undefined) return false
+    if (!this.#readers.has(id)) return false
+    const paths = this.#files.get(id) ?? []
     this.#readers.delete(id)
-    await rm(reader.path, { force: true })
+    this.#files.delete(id)
+    await Promise.all(paths.map((p) => rm(p, { force: true })))
     return true
   }
 
@@ -349,8 +380,9 @@ export class FileSpoolStore implements SpoolStore {
    * Delete every spool file; remove the folder too when this store created it.
    */
   async clear(): Promise<void> {
-    const paths = [...this.#readers.values()].map((r) => r.path)
+    const paths = [...this.#files.values()].flat()
     this.#readers.clear()
+    this.#files.clear()
     await Promise.all(paths.map((p) => rm(p, { force: true })))
     if (this.#ownsDir) rmSync(this.#dir, { recursive: true, force: true })
   }

@@ -117,6 +117,25 @@ describe.each(stores)('%s', (_name, makeStore) => {
     expect(store.read('id')).toBeUndefined()
   })
 
+  it('a rewrite of the same id leaves earlier readers reading their own content', async () => {
+    const store = makeStore()
+    const first = await store.write('same', 'first line A\nsecond line A\n')
+    const viaRead = store.read('same')!
+    const second = await store.write('same', 'B\n')
+    for (const old of [first, viaRead]) {
+      expect(await old.lineCount()).toBe(2)
+      expect(await old.byteLength()).toBe(27)
+      expect(await old.line(0)).toBe('first line A')
+      expect(await old.line(1)).toBe('second line A')
+      expect(await old.readAll()).toBe('first line A\nsecond line A\n')
+      expect(await allLines(old)).toEqual(['first line A', 'second line A'])
+    }
+    expect(await second.readAll()).toBe('B\n')
+    expect(await store.read('same')!.readAll()).toBe('B\n')
+    expect(await store.delete('same')).toBe(true)
+    expect(store.read('same')).toBeUndefined()
+  })
+
   it('cuts long lines on a character boundary when asked', async () => {
     const line = '€'.repeat(10) // 30 bytes
     const reader = await makeStore().write('id', `${line}\nshort`)
@@ -169,6 +188,20 @@ describe('FileSpoolStore', () => {
     const reader = await store.write('x', 'a\nb')
     await store.delete('x')
     await expect(reader.line(0)).rejects.toThrow(/ENOENT/)
+  })
+
+  it('delete() and clear() remove every version written under an id', async () => {
+    const store = fileStore()
+    const a = (await store.write('x', 'one\n')) as SpoolReader & { path: string }
+    const b = (await store.write('x', 'two\n')) as SpoolReader & { path: string }
+    const c = (await store.write('y', 'three\n')) as SpoolReader & { path: string }
+    const d = (await store.write('y', 'four\n')) as SpoolReader & { path: string }
+    expect(new Set([a.path, b.path, c.path, d.path]).size).toBe(4)
+    expect(await store.delete('x')).toBe(true)
+    expect(existsSync(a.path) || existsSync(b.path)).toBe(false)
+    expect(existsSync(c.path) && existsSync(d.path)).toBe(true)
+    await store.clear()
+    expect(existsSync(c.path) || existsSync(d.path)).toBe(false)
   })
 
   it('removes the temp file when the input stream fails', async () => {
