@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { describeCause } from '../exceptions.js'
+import { E_INVALID_OPTIONS, describeCause } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
 
@@ -203,6 +203,10 @@ export function outputToJson(output: unknown, maxOutputBytes = DEFAULT_JOURNAL_M
 /**
  * Replace JSON text larger than `maxOutputBytes` with the truncation envelope.
  *
+ * @remarks
+ * A JSON string literal is measured by the bytes of the text it holds, not of
+ * its escaped form, so an output of exactly `maxOutputBytes` is kept.
+ *
  * @param json - JSON text (a JSON string literal keeps its text as the preview).
  * @param maxOutputBytes - The cap.
  * @returns `json` itself, or the envelope's JSON.
@@ -210,15 +214,21 @@ export function outputToJson(output: unknown, maxOutputBytes = DEFAULT_JOURNAL_M
 export function capJson(json: string, maxOutputBytes = DEFAULT_JOURNAL_MAX_OUTPUT_BYTES): string {
   const bytes = Buffer.byteLength(json, 'utf8')
   if (bytes <= maxOutputBytes) return json
-  let text = json
   if (json.startsWith('"')) {
+    let text: string | undefined
     try {
       text = JSON.parse(json) as string
     } catch {
       // Not a complete string literal: preview the raw text instead.
     }
+    if (text !== undefined) {
+      // The cap is on the output, not on its JSON escaping: quotes, newlines
+      // and backslashes must not push an output that fits over the limit.
+      const textBytes = Buffer.byteLength(text, 'utf8')
+      return textBytes <= maxOutputBytes ? json : truncatedJson(text, textBytes, maxOutputBytes)
+    }
   }
-  return truncatedJson(text, text === json ? bytes : Buffer.byteLength(text, 'utf8'), maxOutputBytes)
+  return truncatedJson(json, bytes, maxOutputBytes)
 }
 
 function truncatedJson(text: string, bytes: number, maxOutputBytes: number): string {
@@ -296,6 +306,21 @@ export function safeJson(value: unknown): string {
       return JSON.stringify(value) ?? 'null'
     } catch {
       return JSON.stringify(String(value))
+    }
+  }
+}
+
+/**
+ * Refuse a filter key that is not a row field, as `SqliteJournal` does: a
+ * typo in a filter must not read as "no rows".
+ *
+ * @param filter - The filter given to `list`.
+ * @throws `E_INVALID_OPTIONS` naming the unknown key and the valid ones.
+ */
+export function assertFilter(filter: ToolCallFilter = {}): void {
+  for (const key of Object.keys(filter)) {
+    if (!(TOOL_CALL_ROW_FIELDS as readonly string[]).includes(key)) {
+      throw new E_INVALID_OPTIONS(`Unknown journal filter field "${key}"; filter on one of: ${TOOL_CALL_ROW_FIELDS.join(', ')}`)
     }
   }
 }

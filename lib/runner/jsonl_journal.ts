@@ -4,12 +4,13 @@
  * @module
  */
 import { mkdirSync } from 'node:fs'
-import { open, readFile } from 'node:fs/promises'
+import { open, readFile, type FileHandle } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   isUnsafeToRepeat,
+  assertFilter,
   matchesFilter,
   normaliseRow,
   TOOL_CALL_ROW_FIELDS,
@@ -66,7 +67,7 @@ export class JsonlJournal implements ToolCallJournal {
   /** Whether each row is flushed to disk before `record` resolves. */
   readonly fsync: boolean
 
-  #tailChecked = false
+  #dirReady = false
   #queue: Promise<unknown> = Promise.resolve()
 
   /**
@@ -96,12 +97,19 @@ export class JsonlJournal implements ToolCallJournal {
     if (flags) stored[FLAGS_KEY] = { sideEffect: flags.sideEffect, idempotent: flags.idempotent }
     const line = JSON.stringify(stored) + '\n'
     await this.#enqueue(async () => {
-      if (!this.#tailChecked) await this.#isolateTornTail()
-      // Open per row: no descriptor outlives a call, and O_APPEND keeps rows whole
-      // even with several writer processes.
-      const handle = await open(this.file, 'a')
+      if (!this.#dirReady) {
+        mkdirSync(dirname(this.file), { recursive: true })
+        this.#dirReady = true
+      }
+      // Open per row: no descriptor outlives a call, and O_APPEND keeps each
+      // row's single write whole even with several writer processes.
+      const handle = await open(this.file, 'a+')
       try {
-        await handle.write(line)
+        // Checked before every row, not once: another process sharing the file
+        // may have died mid-line since our last write, and our row must not be
+        // glued onto its fragment.
+        const prefix = (await endsMidLine(handle)) ? '\n' : ''
+        await handle.write(prefix + line)
         if (this.fsync) await handle.datasync()
       } finally {
         await handle.close()
@@ -116,6 +124,7 @@ export class JsonlJournal implements ToolCallJournal {
    * @returns The matching rows.
    */
   async list(filter?: ToolCallFilter): Promise<ToolCallRow[]> {
+    assertFilter(filter)
     return (await this.#readLines()).map((line) => line.row).filter((row) => matchesFilter(row, filter))
   }
 
@@ -141,23 +150,6 @@ export class JsonlJournal implements ToolCallJournal {
     // A failed write must not block the ones after it; the caller still sees the error.
     this.#queue = next.catch(() => undefined)
     return next
-  }
-
-  async #isolateTornTail(): Promise<void> {
-    mkdirSync(dirname(this.file), { recursive: true })
-    const handle = await open(this.file, 'a+')
-    try {
-      const { size } = await handle.stat()
-      if (size > 0) {
-        const last = Buffer.alloc(1)
-        await handle.read(last, 0, 1, size - 1)
-        // A previous writer died mid-line: start on a fresh line so our rows stay whole.
-        if (last[0] !== 0x0a) await handle.write('\n')
-      }
-    } finally {
-      await handle.close()
-    }
-    this.#tailChecked = true
   }
 
   async #readLines(): Promise<StoredLine[]> {
@@ -193,4 +185,13 @@ function parseLine(raw: string): StoredLine | undefined {
   for (const field of TOOL_CALL_ROW_FIELDS) row[field] = record[field] ?? null
   const flags = record[FLAGS_KEY] as ToolCallFlags | undefined
   return { row: row as unknown as ToolCallRow, flags: flags && typeof flags === 'object' ? flags : undefined }
+}
+
+/** Whether the file's last byte is not a newline (a writer died mid-row). */
+async function endsMidLine(handle: FileHandle): Promise<boolean> {
+  const { size } = await handle.stat()
+  if (size === 0) return false
+  const last = Buffer.alloc(1)
+  await handle.read(last, 0, 1, size - 1)
+  return last[0] !== 0x0a
 }

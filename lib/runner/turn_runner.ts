@@ -315,7 +315,7 @@ class Turn {
       )
       steps++
       text = typeof response?.text === 'string' ? response.text : ''
-      const calls = normaliseCalls(response?.toolCalls, step)
+      const calls = normaliseCalls(response?.toolCalls, step, usedCallIds(this.#messages))
       emit({ type: 'model-end', step, text, toolCalls: calls, durationMs: performance.now() - started })
       this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) })
       if (calls.length === 0) break
@@ -546,13 +546,27 @@ async function pool<T>(tasks: (() => Promise<T>)[], limit: number, track: (p: Pr
   return results
 }
 
-function normaliseCalls(calls: ModelToolCall[] | undefined, step: number): ModelToolCall[] {
+// Providers require tool-call ids to be unique within a conversation, and
+// results are matched back by id: a missing or repeated id is replaced by a
+// fresh one (`<id>_2`, `call_<step>_<index>`…), never passed on twice.
+function normaliseCalls(calls: ModelToolCall[] | undefined, step: number, used: Set<string>): ModelToolCall[] {
   if (!Array.isArray(calls)) return []
-  return calls.map((call, index) => ({
-    id: typeof call?.id === 'string' && call.id.length > 0 ? call.id : `call_${step}_${index}`,
-    name: typeof call?.name === 'string' ? call.name : String(call?.name),
-    args: call?.args ?? {},
-  }))
+  return calls.map((call, index) => {
+    const given = typeof call?.id === 'string' && call.id.length > 0 ? call.id : `call_${step}_${index}`
+    let id = given
+    for (let n = 2; used.has(id); n++) id = `${given}_${n}`
+    used.add(id)
+    return { id, name: typeof call?.name === 'string' ? call.name : String(call?.name), args: call?.args ?? {} }
+  })
+}
+
+function usedCallIds(messages: readonly Message[]): Set<string> {
+  const used = new Set<string>()
+  for (const message of messages) {
+    for (const call of message.toolCalls ?? []) used.add(call.id)
+    if (message.toolCallId) used.add(message.toolCallId)
+  }
+  return used
 }
 
 function checksumOf(name: string, args: unknown): string {

@@ -62,6 +62,24 @@ describe.each(stores)('%s', (_name, make) => {
     expect(envelope.preview).toBe('é'.repeat(50))
   })
 
+  it('keeps an output of exactly maxOutputBytes, however much JSON escaping it needs', async () => {
+    const journal = make(1_000)
+    const quotes = '"\\\n'.repeat(250) // 1,000 bytes of text, 2,000 bytes escaped
+    const exact = 'x'.repeat(1_000)
+    await journal.record(row({ outputJson: outputToJson(quotes, 1_000) }))
+    await journal.record(row({ seq: 1, outputJson: outputToJson(exact, 1_000) }))
+    await journal.record(row({ seq: 2, outputJson: JSON.stringify(exact + 'y') }))
+    const [a, b, c] = await journal.list()
+    expect(JSON.parse(a!.outputJson!)).toBe(quotes)
+    expect(JSON.parse(b!.outputJson!)).toBe(exact)
+    expect(JSON.parse(c!.outputJson!)).toMatchObject({ truncated: true, bytes: 1_001 })
+  })
+
+  it('refuses a filter on a field rows do not have', async () => {
+    const journal = make()
+    await expect(journal.list({ bogus: 1 } as never)).rejects.toMatchObject({ code: 'E_INVALID_OPTIONS' })
+  })
+
   it('reports only non-idempotent side-effect calls of the scope, across attempts', async () => {
     const journal = make()
     const unsafe = { sideEffect: true, idempotent: false }
@@ -90,6 +108,17 @@ describe('journal helpers', () => {
 })
 
 describe('JsonlJournal crash safety', () => {
+  it('a row written after another writer left a torn line is never glued onto it', async () => {
+    const file = tempFile('shared.jsonl')
+    const journal = new JsonlJournal(file)
+    await journal.record(row({ seq: 0 }))
+    // A second process sharing the file dies mid-row, while this journal lives on.
+    appendFileSync(file, '{"runId":"B","seq":7,"toolNa')
+    await journal.record(row({ seq: 1 }))
+    await journal.record(row({ seq: 2 }))
+    expect((await journal.list()).map((r) => r.seq)).toEqual([0, 1, 2])
+  })
+
   it('keeps every complete row parseable after kill -9 mid-stream, and appends cleanly afterwards', async () => {
     const file = tempFile('crash.jsonl')
     const writer = fileURLToPath(new URL('./fixtures/journal_writer.ts', import.meta.url))

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import {
   E_TURN_ABORTED,
   JsonlJournal,
+  Tool,
   ToolCall,
   TurnRunner,
   createTools,
@@ -95,6 +96,31 @@ describe('TurnRunner loop', () => {
     expect(peak).toBe(2)
     // Tool messages keep the model's order whatever order the calls finished in.
     expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(calls.map((c) => String(c.args.i)))
+  })
+
+  it('gives repeated or missing tool-call ids fresh unique ones, across steps', async () => {
+    const echo = new Tool({
+      name: 'echo',
+      description: '',
+      inputSchema: validator.object({ v: validator.number().required() }),
+      handler: async ({ v }: { v: number }) => String(v),
+    })
+    const runner = new TurnRunner({
+      model: scriptedModel([
+        { toolCalls: [{ id: 'dup', name: 'echo', args: { v: 1 } }, { id: 'dup', name: 'echo', args: { v: 2 } }] },
+        { toolCalls: [{ id: 'dup', name: 'echo', args: { v: 3 } }, { id: '', name: 'echo', args: { v: 4 } }] },
+        { text: 'done' },
+      ]),
+      tools: [echo],
+    })
+    const result = await runner.run('go')
+    const toolMessages = result.messages.filter((m) => m.role === 'tool')
+    const ids = toolMessages.map((m) => m.toolCallId)
+    expect(new Set(ids).size).toBe(4)
+    expect(ids.slice(0, 3)).toEqual(['dup', 'dup_2', 'dup_3'])
+    expect(toolMessages.map((m) => m.content)).toEqual(['1', '2', '3', '4'])
+    const asked = result.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id)
+    expect(asked).toEqual(ids)
   })
 
   it('runs side-effect calls one at a time, in the order the model gave', async () => {
