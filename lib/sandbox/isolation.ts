@@ -137,8 +137,13 @@ export function wrapInNamespaces(
   const prelude = bringUpLoopback ? '"$1" link set lo up >/dev/null 2>&1; shift; ' : 'shift; '
   // In a PID namespace the shell stays as PID 1 and runs the command as its
   // child: the kernel shields PID 1 from signals sent inside the namespace, so
-  // a command that signals itself (kill $$) must not be PID 1.
-  const script = prelude + (pid ? '"$@"' : 'exec "$@"')
+  // a command that signals itself (kill $$) must not be PID 1. The shell's own
+  // diagnostics ("Killed", …) go to /dev/null; the command gets the original
+  // stderr back from fd 3, which it does not inherit (in a subshell: dash
+  // applies a simple command's redirections in the parent while it waits, and
+  // would print "Killed" to the restored stderr). The shell reports a death by
+  // signal N as 128 + N, like `exit 128+N`: runBounded claims no signal then.
+  const script = prelude + (pid ? 'exec 3>&2 2>/dev/null; (exec "$@" 2>&3 3>&-)' : 'exec "$@"')
   return {
     file: probe.unshare,
     args: [...flags, '--', '/bin/sh', '-c', script, 'toolsmith-sandbox', probe.ip ?? '', file, ...args],

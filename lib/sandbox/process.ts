@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { readdirSync, readFileSync } from 'node:fs'
-import { constants as osConstants } from 'node:os'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { execa } from 'execa'
 import { E_TOOL_ABORTED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR, E_TOOL_TIMEOUT } from '../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
@@ -14,6 +13,8 @@ import { probeIsolation, wrapInNamespaces } from './isolation.js'
 
 /** How long after the main process exits its pipes may stay open (held by an escaped grandchild). */
 const STREAM_GRACE_MS = 2_000
+/** How long after the exit open pipes are taken as a sign of an escapee worth a /proc scan. */
+const SLOW_DRAIN_MS = 50
 
 /**
  * Options of {@link runBounded}.
@@ -61,9 +62,15 @@ export interface BoundedRunResult {
   stderr: string
   /** How many output bytes the process actually wrote. */
   outputBytes: number
+  /**
+   * The status went through the PID namespace's shell: a code of 128 + N may
+   * be a death by signal N or a plain `exit 128+N` (`signal` is then `null`).
+   */
+  viaShell: boolean
 }
 
-const liveGroups = new Set<number>()
+/** Running commands: group leader → its tracker (without a PID namespace). */
+const liveGroups = new Map<number, TreeTracker | undefined>()
 let exitHookInstalled = false
 
 function installExitHook(): void {
@@ -71,63 +78,253 @@ function installExitHook(): void {
   exitHookInstalled = true
   // If the host process exits mid-command, take the commands down with it.
   process.on('exit', () => {
-    for (const pid of liveGroups) killTree(pid, false)
+    for (const [pid, tracker] of liveGroups) {
+      if (tracker === undefined) killTree(pid)
+      else tracker.killGroups()
+    }
   })
 }
 
-/** Every descendant of `root` reachable through parent links, from /proc. */
-function descendantsOf(root: number): number[] {
+/** One row of `/proc/PID/stat`: the fields the tracker needs. */
+interface ProcEntry {
+  pid: number
+  ppid: number
+  pgrp: number
+  session: number
+  /** Start time, in clock ticks after boot. */
+  start: number
+}
+
+function readStat(pid: number | string): ProcEntry | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    // Fields after the parenthesised command name: state ppid pgrp session … (starttime is field 22).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { pid: Number(pid), ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]), start: Number(fields[19]) }
+  } catch {
+    return undefined // gone already
+  }
+}
+
+function readProc(): ProcEntry[] {
   let entries: string[]
   try {
     entries = readdirSync('/proc')
   } catch {
     return []
   }
-  const children = new Map<number, number[]>()
+  const rows: ProcEntry[] = []
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
+    const code = entry.charCodeAt(0)
+    if (code < 48 || code > 57) continue
+    const row = readStat(entry)
+    if (row !== undefined) rows.push(row)
+  }
+  return rows
+}
+
+function kill(target: number): void {
+  try {
+    process.kill(target, 'SIGKILL')
+  } catch {
+    // gone already
+  }
+}
+
+/** What each open descriptor of `pid` points to (`pipe:[…]`, `socket:[…]`, a path). */
+function fdTargets(pid: number): string[] {
+  let fds: string[]
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return []
+  }
+  const targets: string[] = []
+  for (const fd of fds) {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      // Fields after the parenthesised command name: state ppid pgrp …
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      const ppid = Number(fields[1])
-      const list = children.get(ppid) ?? []
-      list.push(Number(entry))
-      children.set(ppid, list)
+      targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`))
     } catch {
-      // the process is gone already
+      // closed meanwhile
     }
   }
-  const found: number[] = []
-  const queue = [root]
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      found.push(child)
-      queue.push(child)
-    }
+  return targets
+}
+
+/** The host's own session and group: never recorded, never killed. */
+const ownIds = new Set<number>([0, 1, process.pid])
+{
+  const self = readStat(process.pid)
+  if (self !== undefined) {
+    ownIds.add(self.pgrp)
+    ownIds.add(self.session)
   }
-  return found
 }
 
 /**
- * SIGKILL the process group led by `pid` and, without a PID namespace to do
- * it for us, every descendant still linked to it (a child that called
- * `setsid` left the group but not the tree).
+ * Without a PID namespace: follows a command's process tree through /proc
+ * and remembers every session and process group created inside it, so that
+ * a child that called `setsid` and was re-parented to PID 1 (double fork) is
+ * still found by its session or group id.
  */
-function killTree(pid: number, scanDescendants: boolean): void {
-  const stragglers = scanDescendants ? descendantsOf(pid) : []
-  try {
-    process.kill(-pid, 'SIGKILL')
-  } catch {
-    // the group is gone already
+class TreeTracker {
+  /** Sessions and groups first seen inside the command's tree. */
+  private readonly ids = new Set<number>()
+  /** The command's start time (clock ticks after boot); nothing older is ever killed. */
+  private readonly start: number
+  /** What the command's stdout and stderr are (`socket:[inode]` or `pipe:[inode]`), as the command sees them. */
+  private readonly outputs: string[] = []
+  private poll: NodeJS.Timeout | undefined
+  private stopped = false
+
+  /**
+   * @param root - The command's PID (leader of its own session and group).
+   * @param hostEnds - File descriptors of the host's ends of the command's
+   *   stdout/stderr, used only when the command exited before its own could be read.
+   */
+  constructor(
+    private readonly root: number,
+    private readonly hostEnds: readonly number[],
+  ) {
+    // Synchronously after the spawn (which returns once the program is
+    // exec'd) the leader's entry still exists: it cannot have been reaped yet.
+    this.start = readStat(root)?.start ?? Number.POSITIVE_INFINITY
+    for (const fd of [1, 2]) {
+      try {
+        this.outputs.push(readlinkSync(`/proc/${root}/fd/${fd}`))
+      } catch {
+        // exited already
+      }
+    }
+    this.ids.add(root)
+    this.schedule(50)
   }
-  for (const child of stragglers) {
-    try {
-      process.kill(child, 'SIGKILL')
-    } catch {
-      // gone already
+
+  private schedule(ms: number): void {
+    this.poll = setTimeout(() => {
+      this.scan()
+      if (!this.stopped) this.schedule(250)
+    }, ms)
+    this.poll.unref()
+  }
+
+  /** Stop polling. */
+  stop(): void {
+    this.stopped = true
+    clearTimeout(this.poll)
+  }
+
+  private ours(row: ProcEntry): boolean {
+    return row.start >= this.start && row.pid !== process.pid
+  }
+
+  /** Record the sessions and groups of the tree; returns every process that belongs to the command. */
+  scan(): ProcEntry[] {
+    const rows = readProc()
+    const children = new Map<number, ProcEntry[]>()
+    for (const row of rows) {
+      const list = children.get(row.ppid)
+      if (list === undefined) children.set(row.ppid, [row])
+      else list.push(row)
+    }
+    const found = new Map<number, ProcEntry>()
+    const queue = [this.root]
+    while (queue.length > 0) {
+      for (const child of children.get(queue.shift()!) ?? []) {
+        if (found.has(child.pid)) continue
+        found.set(child.pid, child)
+        queue.push(child.pid)
+      }
+    }
+    for (const row of found.values()) {
+      if (!ownIds.has(row.session)) this.ids.add(row.session)
+      if (!ownIds.has(row.pgrp)) this.ids.add(row.pgrp)
+    }
+    for (const row of rows) {
+      if (!found.has(row.pid) && this.ours(row) && (this.ids.has(row.session) || this.ids.has(row.pgrp))) found.set(row.pid, row)
+    }
+    return [...found.values()].filter((row) => this.ours(row))
+  }
+
+  /**
+   * SIGKILL everything found: the tree still linked to the command, every
+   * member of a recorded session or group, and every process started since
+   * the command that still holds its stdout or stderr open.
+   */
+  killAll(): void {
+    const members = this.scan()
+    kill(-this.root)
+    for (const row of members) kill(row.pid)
+    for (const pid of this.outputHolders()) kill(pid)
+  }
+
+  /**
+   * Cheap cleanup at a normal exit: SIGKILL the recorded groups (one
+   * syscall each, no scan) after checking the group's number was not
+   * reused by an older process.
+   */
+  killGroups(): void {
+    kill(-this.root)
+    for (const id of this.ids) {
+      if (id === this.root) continue
+      const leader = readStat(id)
+      if (leader === undefined || this.ours(leader)) kill(-id)
     }
   }
+
+  /**
+   * The command exited before its descriptors could be read. Node's stdio
+   * are socket pairs, whose two ends Linux numbers consecutively: take the
+   * inode after each host end, and keep it only if no process older than the
+   * command holds it (then it cannot be somebody else's socket).
+   */
+  private guessOutputs(rows: readonly ProcEntry[]): string[] {
+    const guesses: string[] = []
+    for (const fd of this.hostEnds) {
+      try {
+        const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))
+        if (match) guesses.push(`socket:[${Number(match[1]) + 1}]`)
+      } catch {
+        // closed meanwhile
+      }
+    }
+    if (guesses.length === 0) return guesses
+    for (const row of rows) {
+      if (this.ours(row) && row.pid !== process.pid) continue
+      for (const target of fdTargets(row.pid)) if (guesses.includes(target)) return []
+    }
+    return guesses
+  }
+
+  /** Processes started since the command that hold its stdout or stderr open (an escapee writing to our pipe). */
+  private outputHolders(): number[] {
+    const rows = readProc()
+    const outputs = this.outputs.length > 0 ? this.outputs : this.guessOutputs(rows)
+    const holders: number[] = []
+    if (outputs.length === 0) return holders
+    for (const row of rows) {
+      if (!this.ours(row)) continue
+      if (fdTargets(row.pid).some((target) => outputs.includes(target))) holders.push(row.pid)
+    }
+    return holders
+  }
+}
+
+/** The host's file descriptors behind `streams` (libuv pipe handles). */
+function hostFds(...streams: unknown[]): number[] {
+  const fds: number[] = []
+  for (const stream of streams) {
+    const fd = (stream as { _handle?: { fd?: unknown } } | null | undefined)?._handle?.fd
+    if (typeof fd === 'number' && fd >= 0) fds.push(fd)
+  }
+  return fds
+}
+
+/**
+ * SIGKILL the process group led by `pid` (inside a PID namespace the
+ * kernel takes everything else down with it).
+ */
+function killTree(pid: number): void {
+  kill(-pid)
 }
 
 /**
@@ -183,16 +380,20 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
   subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
   const pid = subprocess.pid
+  // Without a PID namespace nothing takes a `setsid` escapee down for us: follow the tree in /proc.
+  const tracker = pid !== undefined && !pidNamespace && process.platform === 'linux' ? new TreeTracker(pid, hostFds(subprocess.stdout, subprocess.stderr)) : undefined
   if (pid !== undefined) {
     installExitHook()
-    liveGroups.add(pid)
+    liveGroups.set(pid, tracker)
   }
 
   let ending: 'timeout' | 'abort' | undefined
+  let exited = false
   const stop = (why: 'timeout' | 'abort'): void => {
-    if (ending !== undefined || pid === undefined) return
+    if (exited || ending !== undefined || pid === undefined) return
     ending = why
-    killTree(pid, !pidNamespace)
+    if (tracker === undefined) killTree(pid)
+    else tracker.killAll()
   }
   const timer = setTimeout(() => stop('timeout'), options.timeoutMs)
   const onAbort = (): void => stop('abort')
@@ -203,12 +404,23 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
       subprocess.once('exit', (code, sig) => resolve({ code, signal: sig }))
       subprocess.once('error', (error) => resolve({ error }))
     })
+    // The exit status is known: a deadline or an abort from now on (while the
+    // pipes drain) must not turn it into TOOL_TIMEOUT / TOOL_ABORTED.
+    exited = true
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
+    tracker?.stop()
     if (pid !== undefined) {
       // Leftover background children of a finished command are killed too.
-      killTree(pid, false)
+      if (tracker === undefined) killTree(pid)
+      else tracker.killGroups()
       liveGroups.delete(pid)
     }
-    await drainStreams(subprocess.stdout, subprocess.stderr)
+    await drainStreams([subprocess.stdout, subprocess.stderr], () => {
+      // A pipe still open after the group is gone is held by an escapee
+      // (setsid, re-parented): find it by session, group or open pipe.
+      tracker?.killAll()
+    })
     // Not waiting for execa's own promise: exit status, spawn errors and both
     // pipes are already in hand, and its remaining bookkeeping (abort of its
     // internal listeners) would add ≈ 0.1 ms per command. `settled` keeps a
@@ -219,7 +431,9 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
     const exitCode = 'code' in exit ? exit.code : null
     const details = {
       exitCode,
-      signal: 'signal' in exit ? (exit.signal ?? (pidNamespace ? signalFromShellStatus(exitCode) : null)) : null,
+      // Inside a PID namespace the status comes through a shell (128 + N for
+      // a death by signal N, indistinguishable from `exit 128+N`): no signal is claimed then.
+      signal: 'signal' in exit ? exit.signal : null,
       output: rendered,
     }
     if (ending === 'timeout') {
@@ -241,16 +455,25 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
       output: rendered,
       stderr: options.mergeStderr ? '' : errors.render(),
       outputBytes: output.totalBytes,
+      viaShell: pidNamespace,
     }
   } finally {
     clearTimeout(timer)
     signal?.removeEventListener('abort', onAbort)
+    tracker?.stop()
     if (pid !== undefined) liveGroups.delete(pid)
   }
 }
 
-/** Wait for both pipes to close, destroying them if an escaped grandchild keeps them open. */
-async function drainStreams(...streams: (NodeJS.ReadableStream | null | undefined)[]): Promise<void> {
+/**
+ * Wait for both pipes to close, destroying them if an escaped grandchild
+ * keeps them open; `onSlow` runs once if they are still open after
+ * {@link SLOW_DRAIN_MS}.
+ */
+async function drainStreams(streams: (NodeJS.ReadableStream | null | undefined)[], onSlow: () => void): Promise<void> {
+  const open = streams.filter((stream) => stream && !(stream as { closed?: boolean }).closed)
+  if (open.length === 0) return
+  const slow = setTimeout(onSlow, SLOW_DRAIN_MS)
   await Promise.all(
     streams.map(
       (stream) =>
@@ -269,16 +492,7 @@ async function drainStreams(...streams: (NodeJS.ReadableStream | null | undefine
         }),
     ),
   )
-}
-
-/**
- * In a PID namespace the command runs under a shell that reports a death by
- * signal N as status 128 + N, as shells do; recover the signal name.
- */
-function signalFromShellStatus(code: number | null): string | null {
-  if (code === null || code <= 128 || code > 128 + 64) return null
-  const entry = Object.entries(osConstants.signals).find(([, number]) => number === code - 128)
-  return entry ? entry[0] : null
+  clearTimeout(slow)
 }
 
 function spawnError(error: unknown, label: string): Error {

@@ -5,6 +5,7 @@
  */
 import { constants } from 'node:fs'
 import { readlink } from 'node:fs/promises'
+import { constants as osConstants } from 'node:os'
 import path from 'node:path'
 import { E_TOOL_COMMAND_FAILED, E_TOOL_FILE_NOT_FOUND, E_TOOL_PATH_INVALID } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
@@ -152,7 +153,10 @@ export class BashTool extends Tool<any, BashArgs> {
             label: `\`${cmd}\``,
           })
           if (result.exitCode === 0) return result.output
-          const how = result.exitCode === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited with code ${result.exitCode}`
+          const how =
+            result.exitCode === null
+              ? `was killed by ${result.signal ?? 'a signal'}`
+              : `exited with code ${result.exitCode}${shellStatusHint(result.exitCode, result.viaShell)}`
           throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${result.output}`, {
             details: { exitCode: result.exitCode, signal: result.signal, output: result.output },
           })
@@ -163,6 +167,16 @@ export class BashTool extends Tool<any, BashArgs> {
       },
     })
   }
+}
+
+/**
+ * In a PID namespace the status comes through a shell, which reports a death
+ * by signal N as 128 + N: say what that probably means, without claiming it.
+ */
+function shellStatusHint(code: number, viaShell: boolean): string {
+  if (!viaShell || code <= 128 || code > 128 + 64) return ''
+  const entry = Object.entries(osConstants.signals).find(([, number]) => number === code - 128)
+  return entry ? ` (probably killed by ${entry[0]}: the status came through a shell, where 128 + N also means signal N)` : ''
 }
 
 function isCwdIndependent(cmd: string, searchPath: string): boolean {

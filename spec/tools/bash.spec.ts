@@ -144,11 +144,25 @@ describe('bash: failures', () => {
     expect(error.outer.message).toContain('oops')
   })
 
-  it('a program killed by a signal reports the signal', async () => {
-    const error = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
+  it('a program killed by a signal reports the signal (no PID namespace: the status is the real one)', async () => {
+    const tools = createTools({ rootDir: fx.root, isolation: { network: false, pid: false } })
+    const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
     expect(error.code).toBe('TOOL_COMMAND_FAILED')
     expect(error.details.signal).toBe('SIGKILL')
-    expect(error.details.output).toContain('before')
+    expect(error.details.exitCode).toBeNull()
+    expect(error.details.output).toBe('before\n')
+  })
+
+  it.runIf(new Sandbox().isolation.pid)('in a PID namespace no signal is made up and the wrapper shell adds nothing to the output', async () => {
+    // The status comes through the namespace's shell: 137 may be SIGKILL or `exit 137`.
+    const killed = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
+    expect(killed.code).toBe('TOOL_COMMAND_FAILED')
+    expect(killed.details).toMatchObject({ exitCode: 137, signal: null, output: 'before\n' })
+    expect(killed.message).toContain('probably killed by SIGKILL')
+    const exited = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo err >&2; exit 130'] })
+    expect(exited.details).toMatchObject({ exitCode: 130, signal: null, output: 'err\n' })
+    // The wrapper's saved stderr (fd 3) is not inherited by the command.
+    expect(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'if [ -e /proc/self/fd/3 ]; then echo open; else echo closed; fi'] })).toBe('closed\n')
   })
 })
 
@@ -185,9 +199,23 @@ describe('bash: bounded output', () => {
   }, 120_000)
 })
 
+/** Kill every PID recorded in `files` under the root (a spec must leave no process behind, whatever it asserted). */
+function killRecorded(...files: string[]): void {
+  for (const file of files) {
+    const pid = Number(fs.existsSync(path.join(fx.root, file)) ? fs.readFileSync(path.join(fx.root, file), 'utf8') : 0)
+    if (pid > 1 && isAlive(pid)) process.kill(pid, 'SIGKILL')
+  }
+}
+
+const withoutNamespaces = { network: false, pid: false } as const
+const isolations = [
+  ['default isolation', undefined],
+  ['isolation off', withoutNamespaces],
+] as const
+
 describe('bash: timeouts and cancellation leave no process behind', () => {
-  it('a timeout kills the whole tree, a setsid escapee included, and keeps the partial output', async () => {
-    const tools = createTools({ rootDir: fx.root, timeoutMs: 5000 })
+  it.each(isolations)('%s: a timeout kills the whole tree, a setsid escapee included, and keeps the partial output', async (_, isolation) => {
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 5000, ...(isolation ? { isolation } : {}) })
     const script = [
       `setsid -f sh -c '${writePid('escapee.pid')}; exec sleep 300'`,
       `sh -c '${writePid('child.pid')}; exec sleep 300' &`,
@@ -197,26 +225,68 @@ describe('bash: timeouts and cancellation leave no process behind', () => {
       'echo started',
       'exec sleep 300',
     ].join('\n')
-    const startedAt = Date.now()
-    const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', script] })
-    expect(Date.now() - startedAt).toBeLessThan(30_000)
-    expect(error.code).toBe('TOOL_TIMEOUT')
-    expect(error.details.output).toContain('started')
-    expect(error.outer.message).toContain('started')
-    // Only a PID namespace can catch a double-forked setsid escapee; where there is
-    // none, Sandbox.isolation.pid says so and the escapee is not promised.
-    const files = new Sandbox().isolation.pid ? ['main.pid', 'child.pid', 'escapee.pid'] : ['main.pid', 'child.pid']
-    for (const file of files) {
-      const pid = Number(fs.readFileSync(path.join(fx.root, file), 'utf8'))
-      expect(pid, file).toBeGreaterThan(1)
-      expect(await waitGone(pid), `${file} (${pid}) still running`).toBe(true)
+    try {
+      const startedAt = Date.now()
+      const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', script] })
+      expect(Date.now() - startedAt).toBeLessThan(30_000)
+      expect(error.code).toBe('TOOL_TIMEOUT')
+      expect(error.details.output).toContain('started')
+      expect(error.outer.message).toContain('started')
+      // The escapee (setsid, re-parented) is caught by the PID namespace or,
+      // without one, because it still holds the command's stdout.
+      for (const file of ['main.pid', 'child.pid', 'escapee.pid']) {
+        const pid = Number(fs.readFileSync(path.join(fx.root, file), 'utf8'))
+        expect(pid, file).toBeGreaterThan(1)
+        expect(await waitGone(pid), `${file} (${pid}) still running`).toBe(true)
+      }
+    } finally {
+      killRecorded('main.pid', 'child.pid', 'escapee.pid')
     }
   })
 
-  it.runIf(new Sandbox().isolation.pid)('a finished command leaves no background process behind', async () => {
-    await call(fx.tools.bash, { cmd: 'sh', args: ['-c', `setsid -f sh -c '${writePid('bg.pid')}; exec sleep 300'; while [ ! -s bg.pid ]; do sleep 0.05; done; echo done`] })
-    const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
-    expect(await waitGone(pid)).toBe(true)
+  it.each(isolations)('%s: a finished command leaves no setsid escapee holding its output', async (_, isolation) => {
+    const tools = createTools({ rootDir: fx.root, ...(isolation ? { isolation } : {}) })
+    try {
+      const out = await call(tools.bash, {
+        cmd: 'sh',
+        args: ['-c', `setsid -f sh -c '${writePid('bg.pid')}; exec sleep 300'; while [ ! -s bg.pid ]; do sleep 0.05; done; echo done`],
+      })
+      expect(out).toBe('done\n')
+      const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
+      expect(await waitGone(pid)).toBe(true)
+    } finally {
+      killRecorded('bg.pid')
+    }
+  })
+
+  it('without a PID namespace, a setsid escapee seen in the tree is killed at exit even with its output redirected away', async () => {
+    const tools = createTools({ rootDir: fx.root, isolation: withoutNamespaces })
+    // A background `setsid` (no fork: not a group leader) makes a new session
+    // that stays a child of the command until the command exits.
+    const script = [
+      `setsid sh -c '${writePid('bg.pid')}; exec sleep 300' >/dev/null 2>&1 &`,
+      'while [ ! -s bg.pid ]; do sleep 0.05; done',
+      'sleep 0.6',
+      'echo done',
+    ].join('\n')
+    try {
+      expect(await call(tools.bash, { cmd: 'sh', args: ['-c', script] })).toBe('done\n')
+      const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
+      expect(await waitGone(pid), `escapee ${pid} still running`).toBe(true)
+    } finally {
+      killRecorded('bg.pid')
+    }
+  })
+
+  it('a command that exited is not turned into TOOL_TIMEOUT while an escapee holds its pipes', async () => {
+    // Before: the deadline (1.5 s) fell while the pipes drained (up to 2 s) and the success became TOOL_TIMEOUT.
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 1500, isolation: withoutNamespaces })
+    const script = `(setsid sh -c '${writePid('esc.pid')}; exec sleep 30' &); while [ ! -s esc.pid ]; do sleep 0.05; done; echo done`
+    try {
+      expect(await call(tools.bash, { cmd: 'sh', args: ['-c', script] })).toBe('done\n')
+    } finally {
+      killRecorded('esc.pid')
+    }
   })
 
   it('aborting the context kills the tree and fails with TOOL_ABORTED', async () => {
