@@ -78,7 +78,11 @@ export interface ArtifactEntry {
 export interface RawArtifactTool {
   /** The capability to expose. */
   method: ArtifactToolMethod<any>
-  /** The artifacts it may read, in order (a later entry wins on a shared checksum). */
+  /**
+   * The artifacts it may read, in order. Each is reachable by its provider
+   * `id`; by `checksum`, a later entry wins when two calls share one (same
+   * tool and args), so the earlier one is then reached by its `id`.
+   */
   entries: Iterable<ArtifactEntry>
   /** Output bounds; missing fields take {@link DEFAULT_ARTIFACT_OUTPUT_LIMITS}. */
   limits?: Partial<ArtifactOutputLimits>
@@ -89,8 +93,11 @@ export interface RawArtifactTool {
  * artifact of an earlier call, chosen by `callId`.
  *
  * @remarks
- * `callId` is matched against each call's checksum (the executor's
- * `callId`) first, then its provider id. An unknown id, or an artifact the
+ * `callId` is matched against each call's provider id first (the id the
+ * runner names in a spooled preview, unique within a conversation), then its
+ * checksum (the executor's `callId`). Two calls with the same tool and args
+ * share a checksum: by checksum the latest is found, by id each one. On a
+ * repeated provider id the later entry wins. An unknown id, or an artifact the
  * method does not apply to (`json_get` on plain text), fails with a message
  * listing the ids that would work. Forged tools are `ephemeral` (pruned by
  * `ToolRegistry.pruneEphemeral`), read-only, idempotent, and use
@@ -106,7 +113,7 @@ export interface RawArtifactTool {
 export class ArtifactTool extends Tool<SpooledArtifact> {
   readonly #method: ArtifactToolMethod<any>
   readonly #limits: ArtifactOutputLimits
-  readonly #entries: ReadonlyMap<string, ArtifactEntry>
+  readonly #entries: readonly ArtifactEntry[]
 
   /**
    * @param raw - The method, the reachable artifacts and the output limits.
@@ -114,10 +121,16 @@ export class ArtifactTool extends Tool<SpooledArtifact> {
    */
   constructor(raw: RawArtifactTool) {
     const limits = resolveLimits(raw.limits)
-    const byId = new Map<string, ArtifactEntry>()
-    for (const entry of raw.entries) byId.set(entry.checksum, entry)
+    const index: ArtifactIndex = { byId: new Map(), byChecksum: new Map() }
+    for (const entry of raw.entries) {
+      index.byId.set(entry.id, entry)
+      index.byChecksum.set(entry.checksum, entry)
+    }
+    // Every reachable entry once, in order: an entry shadowed on both keys is unreachable and left out.
+    const reachable = new Set([...index.byId.values(), ...index.byChecksum.values()])
+    const entries = [...raw.entries].filter((e) => reachable.has(e))
     const { method } = raw
-    const applicable = [...byId.values()].filter((e) => appliesTo(method, e.artifact))
+    const applicable = entries.filter((e) => appliesTo(method, e.artifact))
     super({
       name: method.toolName,
       description:
@@ -125,14 +138,17 @@ export class ArtifactTool extends Tool<SpooledArtifact> {
         `(known: ${describeKnown(applicable)}). ` +
         `Output is capped at ${limits.maxLines} lines / ${limits.maxBytes} bytes per call.`,
       inputSchema: method.inputSchema.keys({
-        callId: validator.string().required().description('callId (or provider call id) of the earlier tool call'),
+        callId: validator
+          .string()
+          .required()
+          .description('callId of the earlier tool call, as named in its spooled preview (its provider call id; a checksum also works)'),
       }),
       handler: async (args: Record<string, unknown>) => {
         const { callId, ...rest } = args
-        const entry = findEntry(byId, String(callId))
+        const entry = findEntry(index, String(callId))
         if (entry === undefined || !appliesTo(method, entry.artifact)) {
           throw new E_INVALID_OPTIONS(unknownCallMessage(method, String(callId), applicable, entry), {
-            details: { callId, known: applicable.map((e) => e.checksum) },
+            details: { callId, known: applicable.map((e) => e.id) },
           })
         }
         return clipBytes(await method.run(entry.artifact, rest, limits), limits.maxBytes)
@@ -144,7 +160,7 @@ export class ArtifactTool extends Tool<SpooledArtifact> {
     })
     this.#method = method
     this.#limits = limits
-    this.#entries = byId
+    this.#entries = entries
   }
 
   /** The capability this tool exposes. */
@@ -157,10 +173,28 @@ export class ArtifactTool extends Tool<SpooledArtifact> {
     return this.#limits
   }
 
-  /** The checksums (callIds) of the artifacts this tool can read. */
+  /**
+   * The distinct checksums (executor callIds) of the artifacts this tool can
+   * read; see {@link ArtifactTool.ids} for the provider ids, which tell two
+   * calls with the same checksum apart.
+   */
   get callIds(): string[] {
-    return [...this.#entries.values()].filter((e) => appliesTo(this.#method, e.artifact)).map((e) => e.checksum)
+    return [...new Set(this.#applicable().map((e) => e.checksum))]
   }
+
+  /** The provider call ids of the artifacts this tool can read, in order. */
+  get ids(): string[] {
+    return [...new Set(this.#applicable().map((e) => e.id))]
+  }
+
+  #applicable(): ArtifactEntry[] {
+    return this.#entries.filter((e) => appliesTo(this.#method, e.artifact))
+  }
+}
+
+interface ArtifactIndex {
+  readonly byId: Map<string, ArtifactEntry>
+  readonly byChecksum: Map<string, ArtifactEntry>
 }
 
 /**
@@ -176,16 +210,12 @@ export function appliesTo(method: ArtifactToolMethod<any>, artifact: SpooledArti
 // Descriptions are sent to the model on every step: name a few ids, not hundreds.
 function describeKnown(entries: ArtifactEntry[]): string {
   if (entries.length === 0) return 'none'
-  const named = entries.slice(-20).map((e) => `${e.checksum} from ${e.tool}`)
+  const named = entries.slice(-20).map((e) => `${e.id} from ${e.tool}`)
   return (entries.length > 20 ? `${entries.length - 20} older, then ` : '') + named.join(', ')
 }
 
-function findEntry(byId: ReadonlyMap<string, ArtifactEntry>, callId: string): ArtifactEntry | undefined {
-  const direct = byId.get(callId)
-  if (direct) return direct
-  let found: ArtifactEntry | undefined
-  for (const entry of byId.values()) if (entry.id === callId) found = entry
-  return found
+function findEntry(index: ArtifactIndex, callId: string): ArtifactEntry | undefined {
+  return index.byId.get(callId) ?? index.byChecksum.get(callId)
 }
 
 function unknownCallMessage(
@@ -195,7 +225,7 @@ function unknownCallMessage(
   entry: ArtifactEntry | undefined,
 ): string {
   const known = applicable.length
-    ? `known callIds: ${applicable.map((e) => `${e.checksum} (${e.tool}, id ${e.id})`).join('; ')}`
+    ? `known callIds: ${applicable.map((e) => `${e.id} (${e.tool}, checksum ${e.checksum})`).join('; ')}`
     : 'no result can be read with it'
   const why =
     entry === undefined

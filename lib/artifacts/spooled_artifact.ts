@@ -180,7 +180,9 @@ export class SpooledArtifact {
    *
    * @remarks
    * Every call whose `results` is an artifact becomes reachable by its
-   * checksum (the executor's `callId`) or its provider id. One tool is forged
+   * provider id (what the runner names in a spooled preview) or its checksum
+   * (the executor's `callId`). Two calls with the same tool and args share a
+   * checksum; by checksum the later one is found, by id each. One tool is forged
    * per tool method of the artifact classes present (`artifact_head`,
    * `artifact_tail`, `artifact_cat`, `artifact_grep`, plus `json_*` / `md_*`
    * when such artifacts are present); each takes `callId` plus its own args

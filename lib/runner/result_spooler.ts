@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto'
 import { MemorySpoolReader } from '../artifacts/spool_reader.js'
 import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
@@ -21,8 +22,17 @@ const spooledCalls = new WeakSet<ToolCall>()
 
 /** Budgets for {@link ResultSpooler.settle}. */
 export interface SettleOptions {
-  /** The executor's `callId`, which names the spool and the artifact. */
+  /**
+   * The executor's `callId` (the checksum of tool and args). It repeats when
+   * a tool is called twice with the same args, so the spool is stored under
+   * `${callId}:${randomUUID()}`, never under the bare `callId`.
+   */
   callId: string
+  /**
+   * The provider's tool-call id, unique within the conversation: the id the
+   * model is told to page the artifact by. Defaults to `callId`.
+   */
+  toolCallId?: string
   /** Largest result sent whole. */
   inlineBudgetBytes: number
   /** The journal's output cap. */
@@ -71,7 +81,8 @@ export class ResultSpooler {
     let artifact: SpooledArtifact
     if (isArtifact(result)) artifact = result
     else if (fits) artifact = new Artifact(MemorySpoolReader.from(result))
-    else artifact = new Artifact(await this.#store.write(options.callId, result))
+    // A unique spool id: the same tool and args twice must not replace (or hide) the first result.
+    else artifact = new Artifact(await this.#store.write(`${options.callId}:${randomUUID()}`, result))
 
     if (fits) {
       const text = typeof result === 'string' ? result : await artifact.asString()
@@ -81,10 +92,12 @@ export class ResultSpooler {
     const preview = await previewOf(artifact)
     const lines = await artifact.lineCount()
     const tools = (artifact.constructor as typeof SpooledArtifact).toolMethods.map((m) => m.toolName)
+    // The provider id, not the checksum: two identical calls share a checksum but not an id.
+    const name = options.toolCallId || options.callId
     const content =
       `[The result is ${bytes} bytes (${lines} lines), too large to show whole; it was spooled. ` +
-      `callId: ${options.callId}]\n${preview}\n` +
-      `[Read more with ${tools.join(', ')} and {"callId": "${options.callId}"}.]`
+      `callId: ${name}]\n${preview}\n` +
+      `[Read more with ${tools.join(', ')} and {"callId": ${JSON.stringify(name)}}.]`
     const outputJson =
       bytes <= options.journalMaxBytes
         ? outputToJson(await artifact.asString(), options.journalMaxBytes)

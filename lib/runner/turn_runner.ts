@@ -398,6 +398,7 @@ class Turn {
       const result = await tool.executor(this.#callContext(onStart))(call.args)
       const settled = await spooler.settle(tool, result, {
         callId,
+        toolCallId: call.id,
         inlineBudgetBytes: this.#runner.inlineBudgetBytes,
         journalMaxBytes: journalCap(this.#runner.journal),
       })

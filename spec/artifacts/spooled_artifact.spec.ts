@@ -134,6 +134,21 @@ describe('SpooledArtifact.forgeTools', () => {
     expect(() => SpooledArtifact.forgeTools(5 as never)).toThrow(E_INVALID_OPTIONS)
   })
 
+  it('reaches both of two calls sharing a checksum by provider id; the checksum finds the later', async () => {
+    const first = completed('first', 'big', {}, artifactOf('run 1'))
+    const second = completed('second', 'big', {}, artifactOf('run 2'))
+    expect(first.checksum).toBe(second.checksum)
+    const tools = SpooledArtifact.forgeTools([first, second])
+    const head = tools.get('artifact_head')!.executor(createDispatchContext())
+    expect(await head({ callId: 'first' })).toMatch(/^run 1\n/)
+    expect(await head({ callId: 'second' })).toMatch(/^run 2\n/)
+    expect(await head({ callId: first.checksum })).toMatch(/^run 2\n/)
+    const tool = tools.get('artifact_head') as ArtifactTool
+    expect(tool.ids).toEqual(['first', 'second'])
+    expect(tool.callIds).toEqual([first.checksum])
+    expect(tool.description).toContain('first from big, second from big')
+  })
+
   it('finds the artifact by checksum or provider id; an unknown id names the known ones', async () => {
     const a = completed('call_a', 'read', { path: 'a' }, artifactOf('from a'))
     const b = completed('call_b', 'read', { path: 'b' }, artifactOf('from b'))

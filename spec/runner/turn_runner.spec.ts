@@ -316,7 +316,7 @@ describe('TurnRunner spooling', () => {
         (request) => {
           preview = request.messages.at(-1)!.content
           offered = request.tools.map((t) => t.name)
-          callId = /callId: ([0-9a-f]{64})/.exec(preview)![1]!
+          callId = /callId: ([^\]\s]+)\]/.exec(preview)![1]!
           return { toolCalls: [{ id: 'page', name: 'artifact_cat', args: { callId, start: 2500, end: 2502 } }] }
         },
         (request) => {
@@ -337,7 +337,8 @@ describe('TurnRunner spooling', () => {
     expect(page).toContain('line 2502:')
     expect(page).not.toContain('line 2503:')
     const spooled = result.toolCalls[0]!
-    expect(spooled.checksum).toBe(callId)
+    expect(callId).toBe('log') // the provider id: unique, unlike the checksum
+    expect(spooled.id).toBe(callId)
     expect(await spooled.results!.lineCount()).toBe(5_000)
 
     const rows = await journal.list()
