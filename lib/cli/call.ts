@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createDispatchContext } from '../core/dispatch_context.js'
 import { E_TOOL_DOWNSTREAM_ERROR, errorSummary } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
@@ -33,9 +34,12 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   process.once('SIGTERM', stop)
   try {
     const result = await tool.executor(ctx)(args)
-    const output = typeof result === 'string' || result instanceof Uint8Array ? result : await result.asString()
-    await writeOut(io.stdout, output)
-    if (typeof output === 'string' && output.length > 0 && !output.endsWith('\n')) await writeOut(io.stdout, '\n')
+    if (typeof result !== 'string' && !(result instanceof Uint8Array)) {
+      await streamArtifact(result, io)
+      return 0
+    }
+    await writeOut(io.stdout, result)
+    if (typeof result === 'string' && result.length > 0 && !result.endsWith('\n')) await writeOut(io.stdout, '\n')
     return 0
   } catch (error) {
     // A failed command's output (test results, compiler errors) is what the
@@ -48,6 +52,29 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
   }
+}
+
+// Lines are gathered into writes of about this size.
+const STREAM_BATCH_BYTES = 64 * 1024
+
+/**
+ * Write an artifact to stdout line by line (each line ended by `\n`), so a
+ * result of any size goes out without being loaded whole.
+ */
+async function streamArtifact(artifact: SpooledArtifact, io: CliIo): Promise<void> {
+  let batch: string[] = []
+  let size = 0
+  for await (const line of artifact.scan()) {
+    if (io.stdout.destroyed) return // the reader went away (EPIPE): stop reading
+    batch.push(line.text, '\n')
+    size += line.text.length + 1
+    if (size >= STREAM_BATCH_BYTES) {
+      await writeOut(io.stdout, batch.join(''))
+      batch = []
+      size = 0
+    }
+  }
+  if (batch.length > 0) await writeOut(io.stdout, batch.join(''))
 }
 
 /** The tool's own error rather than the executor's wrapper. */

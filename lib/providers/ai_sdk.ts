@@ -13,7 +13,7 @@ import { createCallContext } from './call_context.js'
 import { toJsonSchema, type JsonSchema } from './json_schema.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
-import { toolResultToText } from './tool_result_text.js'
+import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
 
 /** The AI SDK's marker for a ready JSON Schema (`jsonSchema()` sets it); a registered symbol, so shared across copies of `ai`. */
 const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema')
@@ -107,6 +107,15 @@ export interface AiSdkToolsOptions {
    * @defaultValue true
    */
   dropOptionalNulls?: boolean
+  /**
+   * Most bytes of a tool's result `execute` returns; a larger result is cut
+   * and ends with `[… N bytes truncated …]`. An artifact result is never read
+   * whole: only its first lines, up to the cap (see `toolResultToText`). A
+   * positive integer, or `Infinity` for no cap.
+   *
+   * @defaultValue 200,000
+   */
+  maxResultBytes?: number
 }
 
 /**
@@ -130,7 +139,7 @@ export interface AiSdkToolsOptions {
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
  * @param ctx - The turn's context: its events fire for every call.
- * @param options - Name map and null handling.
+ * @param options - Name map, null handling and the result byte cap.
  * @returns A record of AI SDK tools keyed by (provider-legal) name.
  *
  * @example
@@ -152,10 +161,11 @@ export function toAiSdkTools(
   const list = toolList(tools)
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.portable, list.map((t) => t.name))
   const dropNulls = options.dropOptionalNulls !== false
-  return Object.fromEntries(list.map((tool) => [names.toProvider(tool.name), toAiSdkTool(tool, ctx, dropNulls)]))
+  const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'toAiSdkTools')
+  return Object.fromEntries(list.map((tool) => [names.toProvider(tool.name), toAiSdkTool(tool, ctx, dropNulls, maxBytes)]))
 }
 
-function toAiSdkTool(tool: Tool<SpooledArtifact>, ctx: DispatchContext, dropNulls: boolean): AiSdkTool {
+function toAiSdkTool(tool: Tool<SpooledArtifact>, ctx: DispatchContext, dropNulls: boolean, maxBytes: number): AiSdkTool {
   const prepare = (input: unknown): unknown => (dropNulls ? dropOptionalNulls(tool, input) : input)
   return {
     description: tool.description,
@@ -163,7 +173,7 @@ function toAiSdkTool(tool: Tool<SpooledArtifact>, ctx: DispatchContext, dropNull
     execute: async (input, { toolCallId, abortSignal }) => {
       const callCtx = createCallContext(ctx, { toolCallId, signal: abortSignal })
       try {
-        return await toolResultToText(await tool.executor(callCtx)(prepare(input)))
+        return await toolResultToText(await tool.executor(callCtx)(prepare(input)), { maxBytes })
       } catch (error) {
         throw withCodeInMessage(error)
       }

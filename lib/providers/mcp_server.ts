@@ -21,7 +21,7 @@ import { createCallContext } from './call_context.js'
 import { toMcpTool } from './mcp.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
-import { toolResultToText } from './tool_result_text.js'
+import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -52,6 +52,15 @@ export interface McpServerOptions {
    * @defaultValue true
    */
   dropOptionalNulls?: boolean
+  /**
+   * Most bytes of a tool's result sent back in the `text` block; a larger
+   * result is cut and ends with `[… N bytes truncated …]`. An artifact result
+   * is never read whole: only its first lines, up to the cap (see
+   * `toolResultToText`). A positive integer, or `Infinity` for no cap.
+   *
+   * @defaultValue 200,000
+   */
+  maxResultBytes?: number
 }
 
 /**
@@ -70,7 +79,7 @@ export interface McpServerOptions {
  * registering a tool changes what the next `tools/list` returns.
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
- * @param options - Name, version and optional context.
+ * @param options - Name, version, optional context and the result byte cap.
  * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
  *
  * @example
@@ -86,6 +95,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   )
   const context = options.context ?? createDispatchContext()
+  const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
   const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
   const current = (): Tool<SpooledArtifact>[] => {
     const list = toolList(tools)
@@ -106,7 +116,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     try {
       const args = request.params.arguments ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
-      return { content: [{ type: 'text', text: await toolResultToText(result) }] }
+      return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
     } catch (error) {
       return { isError: true, content: [{ type: 'text', text: errorSummary(error) }] }
     }
