@@ -206,7 +206,7 @@ function convert(node: JsonSchemaNode, scope: Scope): GeminiSchema {
   if (node.default !== undefined) out.default = node.default
   if (Array.isArray(node.examples) && node.examples.length > 0) out.example = node.examples[0]
   if (nullable) out.nullable = true
-  if (notes.length > 0) out.description = [out.description, ...notes].filter(Boolean).join(' ')
+  if (notes.length > 0) out.description = [out.description, ...notes].filter(Boolean).join('\n')
   return out
 }
 

@@ -33,7 +33,7 @@ describe('toGeminiFunctionDeclaration', () => {
     const parameters = toGeminiFunctionDeclaration(createTicketTool()).parameters!
     expect(parameters.properties!.estimate).toMatchObject({ type: 'number', nullable: true })
     expect(parameters.properties!.priority).toMatchObject({ type: 'string', enum: ['low', 'normal', 'high'] })
-    expect(parameters.properties!.severity).toEqual({ type: 'number', description: '1 = critical, 3 = cosmetic\nAllowed values: 1, 2, 3.'.replace('\n', ' ') })
+    expect(parameters.properties!.severity).toEqual({ type: 'number', description: '1 = critical, 3 = cosmetic\nAllowed values: 1, 2, 3.' })
     expect(parameters.properties!.assignee!.properties!.team).toEqual({ type: 'string', enum: ['web', 'api', 'infra'], nullable: true })
     expect(parameters.properties!.title!.example).toBe('Login fails on Safari')
   })
