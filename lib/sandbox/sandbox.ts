@@ -74,9 +74,11 @@ export interface SandboxOptions {
    * namespace even when `allowNetwork` is `false`: the command guard still
    * refuses network commands, but an interpreter (`node -e`, `python3 -c`)
    * could then reach the network. `pid: false` skips the PID namespace:
-   * timeouts and aborts still SIGKILL the command's whole process group and
-   * its descendants found in `/proc`, but a process that called `setsid()`
-   * and was re-parented is no longer caught. Each saves the cost of
+   * timeouts and aborts still SIGKILL the command's whole process group, its
+   * descendants found in `/proc`, and the sessions and groups seen in its tree
+   * while it ran, but a process that double-forks, calls `setsid()` and drops
+   * the command's output before a scan sees it can outlive the call (see
+   * docs/tools.md). Each saves the cost of
    * `unshare` (and of `ip link set lo up`) on every command.
    * {@link Sandbox.isolation} reports what is actually enforced.
    *
@@ -95,7 +97,7 @@ export interface SandboxIsolationOptions {
    */
   network?: boolean
   /**
-   * `false`: no PID namespace (`setsid` escapees can outlive a kill).
+   * `false`: no PID namespace (an unseen `setsid` escapee can outlive a kill).
    *
    * @defaultValue true
    */

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   Tool,
   ToolRegistry,
@@ -143,8 +143,8 @@ describe('createMcpServer with the SDK Client in memory', () => {
     const pending = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal })
     setTimeout(() => controller.abort('stop'), 50)
     await expect(pending).rejects.toThrow()
-    await new Promise((r) => setTimeout(r, 50))
-    expect(seen?.aborted).toBe(true)
+    // The cancellation reaches the server asynchronously: wait for it, bounded.
+    await vi.waitFor(() => expect(seen?.aborted).toBe(true), { timeout: 10_000 })
     expect(seen?.toolCallId).toMatch(/^\d+$/)
     await client.close()
   })
