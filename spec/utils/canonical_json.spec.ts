@@ -9,7 +9,15 @@ function shuffleKeys(value: unknown, seed: number): unknown {
     const keys = Object.keys(value)
     const rotated = keys.length ? [...keys.slice(seed % keys.length), ...keys.slice(0, seed % keys.length)].reverse() : keys
     const out: Record<string, unknown> = {}
-    for (const k of rotated) out[k] = shuffleKeys((value as Record<string, unknown>)[k], seed + 1)
+    // defineProperty, not assignment: a "__proto__" key must stay an own key.
+    for (const k of rotated) {
+      Object.defineProperty(out, k, {
+        value: shuffleKeys((value as Record<string, unknown>)[k], seed + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    }
     return out
   }
   return value
@@ -23,6 +31,10 @@ describe('canonicalStringify', () => {
       '{"B":3,"a":2,"b":1,"é":4,"\u{1F600}":5,"\uFFFF":6}',
     )
     expect(canonicalStringify({ a: undefined, b: () => 1, c: 1 })).toBe('{"c":1}')
+  })
+
+  it('keeps an own "__proto__" key (as JSON.parse creates it)', () => {
+    expect(canonicalStringify(JSON.parse('{"b":1,"__proto__":{"x":1}}'))).toBe('{"__proto__":{"x":1},"b":1}')
   })
 
   it('writes undefined, functions and symbols in arrays as null', () => {
