@@ -3,12 +3,11 @@
  * changed. Each spec snapshots the canary directory (and the look-alike
  * sibling `root-evil`) beside the root before and after.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Sandbox, createTools } from '../../lib/index.js'
-import { CANARY_TEXT, call, failure, makeFixture, type Fixture } from '../tools/helpers.js'
+import { CANARY_TEXT, call, failure, makeFixture, startDirectorySwapper, type Fixture } from '../tools/helpers.js'
 
 let fx: Fixture
 let before: string
@@ -222,39 +221,10 @@ describe('a directory swapped for a symlink between check and use', () => {
     // A separate process flips root/inner between a real directory and a
     // symlink to the canary as fast as it can while the tools hammer it.
     const inner = path.join(fx.root, 'inner')
-    const parked = path.join(fx.root, 'inner-parked')
     fs.mkdirSync(inner)
     fs.writeFileSync(path.join(inner, 'secret.txt'), 'INSIDE\n')
-    const stopFile = path.join(fx.base, 'stop')
-    const flipper = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const fs = require('fs');
-         const [inner, parked, canary, stop] = process.argv.slice(1);
-         // Hold each state for a random 0-400 µs so that check and use fall in different states.
-         const spin = () => { const end = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 400_000)); while (process.hrtime.bigint() < end); };
-         let flips = 0;
-         while (flips % 64 !== 0 || !fs.existsSync(stop)) {
-           try { fs.renameSync(inner, parked); fs.symlinkSync(canary, inner); } catch {}
-           spin();
-           try { fs.unlinkSync(inner); fs.renameSync(parked, inner); } catch {}
-           spin();
-           flips++;
-         }
-         try { fs.unlinkSync(inner) } catch {}
-         try { fs.renameSync(parked, inner) } catch {}
-         console.log(flips);`,
-        inner,
-        parked,
-        fx.canary,
-        stopFile,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let flips = ''
-    flipper.stdout.on('data', (chunk: Buffer) => (flips += chunk.toString()))
-    const exited = new Promise((resolve) => flipper.on('exit', resolve))
+    const swapper = startDirectorySwapper(fx)
+    let flips = 0
 
     const outcomes = { ok: 0, refused: 0 }
     const codes = new Set<string>()
@@ -282,11 +252,9 @@ describe('a directory swapped for a symlink between check and use', () => {
         }
       }
     } finally {
-      fs.writeFileSync(stopFile, '')
-      await exited
-      fs.unlinkSync(stopFile)
+      flips = await swapper.stop()
     }
-    expect(Number(flips)).toBeGreaterThan(0)
+    expect(flips).toBeGreaterThan(0)
     expect(outcomes.refused).toBeGreaterThan(0)
     expect([...codes].every((code) => ['TOOL_PATH_ESCAPE', 'TOOL_FILE_NOT_FOUND', 'TOOL_PATH_INVALID'].includes(code))).toBe(true)
     // Whatever the interleaving, the canary (checked in afterEach) is untouched,

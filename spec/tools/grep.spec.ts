@@ -2,12 +2,12 @@
  * `grep`: the bundled ripgrep, root-relative paths, "" for no match,
  * TOOL_GREP_FAILED with rg's message, capped output, enforced timeout.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createTools, getDefinedToolMetadata } from '../../lib/index.js'
-import { call, failure, makeFixture, type Fixture } from './helpers.js'
+import { call, failure, makeFixture, startDirectorySwapper, type Fixture } from './helpers.js'
 
 let fx: Fixture
 
@@ -140,38 +140,10 @@ describe('grep', () => {
     // file inside it. rg follows a symlink given as its search root, so only
     // searching the checked descriptor keeps the canary out.
     const inner = path.join(fx.root, 'inner')
-    const parked = path.join(fx.root, 'inner-parked')
     fs.mkdirSync(inner)
     fs.writeFileSync(path.join(inner, 'secret.txt'), 'INSIDE\n')
-    const stopFile = path.join(fx.base, 'stop')
-    const flipper = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const fs = require('fs');
-         const [inner, parked, canary, stop] = process.argv.slice(1);
-         const spin = () => { const end = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 400_000)); while (process.hrtime.bigint() < end); };
-         let flips = 0;
-         while (flips % 64 !== 0 || !fs.existsSync(stop)) {
-           try { fs.renameSync(inner, parked); fs.symlinkSync(canary, inner); } catch {}
-           spin();
-           try { fs.unlinkSync(inner); fs.renameSync(parked, inner); } catch {}
-           spin();
-           flips++;
-         }
-         try { fs.unlinkSync(inner) } catch {}
-         try { fs.renameSync(parked, inner) } catch {}
-         console.log(flips);`,
-        inner,
-        parked,
-        fx.canary,
-        stopFile,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let flips = ''
-    flipper.stdout.on('data', (chunk: Buffer) => (flips += chunk.toString()))
-    const exited = new Promise((resolve) => flipper.on('exit', resolve))
+    const swapper = startDirectorySwapper(fx)
+    let flips = 0
 
     const outcomes = { found: 0, refused: 0 }
     const leaks: string[] = []
@@ -192,12 +164,10 @@ describe('grep', () => {
         }
       }
     } finally {
-      fs.writeFileSync(stopFile, '')
-      await exited
-      fs.unlinkSync(stopFile)
+      flips = await swapper.stop()
     }
     expect(leaks.slice(0, 3)).toEqual([])
-    expect(Number(flips)).toBeGreaterThan(0)
+    expect(flips).toBeGreaterThan(0)
     expect(outcomes.found).toBeGreaterThan(0)
     expect(outcomes.refused).toBeGreaterThan(0)
   }, 60_000)

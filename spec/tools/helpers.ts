@@ -3,6 +3,7 @@
  * with a canary directory and a look-alike sibling beside it, and helpers
  * that run a tool through its executor and unwrap the E_TOOL_* cause.
  */
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -133,5 +134,60 @@ export function isAlive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
   } catch {
     return false
+  }
+}
+
+
+/** A process that keeps swapping `root/inner` between a real directory and a symlink to the canary. */
+export interface DirectorySwapper {
+  /** Stop the process and wait for it; resolves with how many swaps it made. */
+  stop(): Promise<number>
+}
+
+/**
+ * Start a separate process that flips `fx.root/inner` (which must exist)
+ * between the real directory and a symlink to `fx.canary` as fast as it can,
+ * holding each state for a random 0–400 µs so that a check and the use after
+ * it fall in different states. Used by the check-then-use race specs.
+ */
+export function startDirectorySwapper(fx: Fixture): DirectorySwapper {
+  const inner = path.join(fx.root, 'inner')
+  const parked = path.join(fx.root, 'inner-parked')
+  const stopFile = path.join(fx.base, 'stop')
+  const flipper = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const fs = require('fs');
+       const [inner, parked, canary, stop] = process.argv.slice(1);
+       const spin = () => { const end = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 400_000)); while (process.hrtime.bigint() < end); };
+       let flips = 0;
+       while (flips % 64 !== 0 || !fs.existsSync(stop)) {
+         try { fs.renameSync(inner, parked); fs.symlinkSync(canary, inner); } catch {}
+         spin();
+         try { fs.unlinkSync(inner); fs.renameSync(parked, inner); } catch {}
+         spin();
+         flips++;
+       }
+       try { fs.unlinkSync(inner) } catch {}
+       try { fs.renameSync(parked, inner) } catch {}
+       console.log(flips);`,
+      inner,
+      parked,
+      fx.canary,
+      stopFile,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let flips = ''
+  flipper.stdout!.on('data', (chunk: Buffer) => (flips += chunk.toString()))
+  const exited = new Promise((resolve) => flipper.on('exit', resolve))
+  return {
+    async stop() {
+      fs.writeFileSync(stopFile, '')
+      await exited
+      fs.unlinkSync(stopFile)
+      return Number(flips)
+    },
   }
 }
