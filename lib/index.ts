@@ -14,6 +14,7 @@ export * from './exceptions.js'
 export * from './utils/canonical_json.js'
 export * from './utils/hash.js'
 export * from './utils/guards.js'
+export * from './utils/utf8.js'
 
 // --- core ---------------------------------------------------------------------
 export * from './core/registry.js'

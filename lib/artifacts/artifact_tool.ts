@@ -5,6 +5,7 @@
  * @module
  */
 import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { utf8Prefix } from '../utils/utf8.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import type { SpooledArtifact } from './spooled_artifact.js'
@@ -261,21 +262,6 @@ export function clipBytes(text: string, maxBytes: number): string {
   if (bytes <= maxBytes) return text
   const marker = `\n[… truncated: output was ${bytes} bytes, limit ${maxBytes}; ask for a smaller range]`
   const budget = Math.max(0, maxBytes - Buffer.byteLength(marker, 'utf8'))
-  return cutUtf8(text, budget) + marker
+  return utf8Prefix(text, budget) + marker
 }
 
-/**
- * The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes without
- * splitting a character.
- *
- * @param text - Any text.
- * @param maxBytes - The budget.
- * @returns The prefix.
- */
-export function cutUtf8(text: string, maxBytes: number): string {
-  const buffer = Buffer.from(text, 'utf8')
-  if (buffer.length <= maxBytes) return text
-  let cut = maxBytes
-  while (cut > 0 && (buffer[cut]! & 0xc0) === 0x80) cut--
-  return buffer.subarray(0, cut).toString('utf8')
-}

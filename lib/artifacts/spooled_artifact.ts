@@ -8,11 +8,11 @@ import type { ToolCall } from '../core/tool_call.js'
 import { ToolRegistry } from '../core/tool_registry.js'
 import { E_INVALID_OPTIONS, E_NOT_A_SPOOL_READER } from '../exceptions.js'
 import { hasBrand } from '../utils/guards.js'
+import { utf8Prefix } from '../utils/utf8.js'
 import { validator } from '../validation.js'
 import {
   ArtifactTool,
   clipBytes,
-  cutUtf8,
   type ArtifactEntry,
   type ArtifactOutputLimits,
   type ArtifactToolMethod,
@@ -330,7 +330,7 @@ export class SpooledArtifact {
       const byteLength = Buffer.byteLength(text, 'utf8')
       const cap = options.maxLineBytes ?? Infinity
       yield byteLength > cap
-        ? { index: i, text: cutUtf8(text, cap), byteLength, truncated: true }
+        ? { index: i, text: utf8Prefix(text, cap), byteLength, truncated: true }
         : { index: i, text, byteLength, truncated: false }
     }
   }
@@ -467,7 +467,7 @@ function grepMethod(): ArtifactToolMethod {
       for await (const line of artifact.scan(1, undefined, { maxLineBytes: GREP_LINE_BYTES })) {
         count = line.index + 1
         if (!regex.test(line.text)) continue
-        const text = `${line.index + 1}:${cutUtf8(line.text, limits.maxLineBytes)}`
+        const text = `${line.index + 1}:${utf8Prefix(line.text, limits.maxLineBytes)}`
         const size = Buffer.byteLength(text, 'utf8') + 1
         if (shown.length >= limits.maxLines || (shown.length > 0 && bytes + size > limits.maxBytes - 300)) {
           more = true

@@ -5,9 +5,10 @@
  */
 import { E_ARTIFACT_QUERY_FAILED } from '../exceptions.js'
 import { validator } from '../validation.js'
-import { clipBytes, cutUtf8, type ArtifactOutputLimits, type ArtifactToolMethod } from './artifact_tool.js'
+import { clipBytes, type ArtifactOutputLimits, type ArtifactToolMethod } from './artifact_tool.js'
 import type { SpoolReader } from './spool_reader.js'
 import { SpooledArtifact } from './spooled_artifact.js'
+import { utf8Prefix } from '../utils/utf8.js'
 
 /** `json`: one document; `jsonl`: one document per line. */
 export type JsonFormat = 'json' | 'jsonl'
@@ -366,7 +367,7 @@ function jsonKeysMethod(): ArtifactToolMethod<SpooledJsonArtifact> {
         const child = value[key]
         const type = typeOf(child)
         const detail = type === 'array' ? ` (${(child as unknown[]).length})` : ''
-        return `${cutUtf8(key, limits.maxLineBytes)}: ${type}${detail}`
+        return `${utf8Prefix(key, limits.maxLineBytes)}: ${type}${detail}`
       })
       const more = shape.keys.length > shown.length ? `; showing the first ${shown.length}` : ''
       return clipBytes(`${where}: object with ${shape.keys.length} keys${more}\n${shown.join('\n')}`, limits.maxBytes)
@@ -407,7 +408,7 @@ function jsonSliceMethod(): ArtifactToolMethod<SpooledJsonArtifact> {
       const lines: string[] = []
       let bytes = 0
       for (const [offset, item] of items.entries()) {
-        const text = `[${args.start + offset}] ${cutUtf8(JSON.stringify(item) ?? 'null', limits.maxLineBytes)}`
+        const text = `[${args.start + offset}] ${utf8Prefix(JSON.stringify(item) ?? 'null', limits.maxLineBytes)}`
         if (lines.length > 0 && bytes + Buffer.byteLength(text) + 1 > limits.maxBytes - 200) break
         lines.push(text)
         bytes += Buffer.byteLength(text) + 1

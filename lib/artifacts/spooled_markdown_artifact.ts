@@ -4,8 +4,9 @@
  * @module
  */
 import { E_ARTIFACT_QUERY_FAILED } from '../exceptions.js'
+import { utf8Prefix } from '../utils/utf8.js'
 import { validator } from '../validation.js'
-import { clipBytes, cutUtf8, type ArtifactOutputLimits, type ArtifactToolMethod } from './artifact_tool.js'
+import { clipBytes, type ArtifactOutputLimits, type ArtifactToolMethod } from './artifact_tool.js'
 import { SpooledArtifact, renderRange } from './spooled_artifact.js'
 
 /** One heading of a Markdown document. */
@@ -155,7 +156,7 @@ function mdOutlineMethod(): ArtifactToolMethod<SpooledMarkdownArtifact> {
       if (outline.length === 0) return `[no headings in ${await artifact.lineCount()} lines]`
       const shown = outline
         .slice(0, limits.maxLines)
-        .map((h) => `${'  '.repeat(h.level - 1)}${'#'.repeat(h.level)} ${cutUtf8(h.text, limits.maxLineBytes)} (line ${h.line})`)
+        .map((h) => `${'  '.repeat(h.level - 1)}${'#'.repeat(h.level)} ${utf8Prefix(h.text, limits.maxLineBytes)} (line ${h.line})`)
       const note =
         outline.length > shown.length
           ? `[showing ${shown.length} of ${outline.length} headings; the rest start at line ${outline[shown.length]!.line}]`
@@ -180,7 +181,7 @@ function mdSectionMethod(): ArtifactToolMethod<SpooledMarkdownArtifact> {
     run: async (artifact, args: { heading: string | number }, limits: ArtifactOutputLimits) => {
       const range = await (artifact as SpooledMarkdownArtifact).sectionRange(args.heading)
       const body = await renderRange(artifact, range.line, range.endLine, limits)
-      return clipBytes(`[section "${cutUtf8(range.text, 200)}", lines ${range.line}-${range.endLine}]\n${body}`, limits.maxBytes)
+      return clipBytes(`[section "${utf8Prefix(range.text, 200)}", lines ${range.line}-${range.endLine}]\n${body}`, limits.maxBytes)
     },
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { utf8BoundaryBefore, utf8Prefix } from '../utils/utf8.js'
 import type { ToolResult } from '../core/tool.js'
 
 /** The byte cap {@link toolResultToText} applies unless told otherwise. */
@@ -91,9 +92,7 @@ function capText(text: string, maxBytes: number): string {
 
 function capBytes(bytes: Uint8Array, maxBytes: number): string {
   if (bytes.length <= maxBytes) return new TextDecoder().decode(bytes)
-  let cut = maxBytes
-  // Step back over continuation bytes (10xxxxxx) so no character is split.
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--
+  const cut = utf8BoundaryBefore(bytes, maxBytes)
   return new TextDecoder().decode(bytes.subarray(0, cut)) + marker(bytes.length - cut)
 }
 
@@ -107,7 +106,7 @@ async function artifactText(artifact: ArtifactLike, maxBytes: number): Promise<s
     const piece = parts.length === 0 ? line.text : `\n${line.text}`
     const size = Buffer.byteLength(piece, 'utf8')
     if (used + size > maxBytes) {
-      const cut = cutToBytes(piece, maxBytes - used)
+      const cut = utf8Prefix(piece, maxBytes - used)
       parts.push(cut)
       used += Buffer.byteLength(cut, 'utf8')
       break
@@ -117,13 +116,6 @@ async function artifactText(artifact: ArtifactLike, maxBytes: number): Promise<s
     if (used >= maxBytes) break
   }
   return parts.join('') + marker(Math.max(0, total - used))
-}
-
-function cutToBytes(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8')
-  let cut = Math.max(0, maxBytes)
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--
-  return bytes.subarray(0, cut).toString('utf8')
 }
 
 function isArtifactLike(value: unknown): value is ArtifactLike {

@@ -7,6 +7,7 @@
 import { E_INVALID_OPTIONS, describeCause } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
+import { utf8Prefix } from '../utils/utf8.js'
 
 /** Whether a recorded call returned a result or failed. */
 export type ToolCallStatus = 'success' | 'error'
@@ -165,22 +166,6 @@ export const TOOL_CALL_ROW_FIELDS = [
   'callId',
   'idempotencyKey',
 ] as const satisfies readonly (keyof ToolCallRow)[]
-
-/**
- * Cut a string to at most `maxBytes` UTF-8 bytes without splitting a character.
- *
- * @param text - Any string.
- * @param maxBytes - The byte budget.
- * @returns The longest prefix that fits.
- */
-export function utf8Prefix(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8')
-  if (bytes.length <= maxBytes) return text
-  let end = Math.max(0, maxBytes)
-  // Step back over continuation bytes (10xxxxxx) so no character is split.
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
-  return bytes.subarray(0, end).toString('utf8')
-}
 
 /**
  * Serialise an output for a row, replacing it with the truncation envelope when

@@ -11,7 +11,8 @@ import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import type { Tool, ToolResult } from '../core/tool.js'
 import type { ToolCall } from '../core/tool_call.js'
 import { hasBrand } from '../utils/guards.js'
-import { outputToJson, utf8Prefix, type TruncatedOutput } from './journal.js'
+import { utf8Prefix } from '../utils/utf8.js'
+import { outputToJson, type TruncatedOutput } from './journal.js'
 
 const ARTIFACT_BRAND = Symbol.for('toolsmith.spooled_artifact')
 const PREVIEW_LINES = 20
