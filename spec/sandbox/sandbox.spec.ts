@@ -71,6 +71,11 @@ describe('Sandbox options', () => {
     [{ env: { LD_PRELOAD: '/x.so' } }],
     [{ spoolStore: {} }],
     [{ unknownOption: true }],
+    [{ isolation: 'off' }],
+    [{ isolation: { pid: 'no' } }],
+    [{ isolation: { network: 0 } }],
+    [{ isolation: { mount: false } }],
+    [{ isolation: null }],
   ])('refuses %j with E_INVALID_OPTIONS', (options) => {
     let thrown: unknown
     try {
