@@ -137,6 +137,8 @@ const ABORT_GRACE_MS = 1_000
  *
  * Aborting `signal` rejects `run` with `E_TURN_ABORTED` straight away; running
  * tools see the abort through their context (bash kills its process group).
+ * After the abort nothing new starts: no model call, no queued tool call, and
+ * a model answer arriving with the abort is dropped.
  *
  * With an `identity`, `ctx.idempotencyScope` is derived from
  * `runId`, `nodeId` and `iteration`, so `call.idempotencyKey` is the same in
@@ -299,6 +301,9 @@ class Turn {
     let text = ''
     let steps = 0
     while (steps < this.#runner.maxSteps) {
+      // Tools that stop on the abort settle before the abort path does: without
+      // this check the loop would ask the model again with a dead signal.
+      if (this.#controller.signal.aborted) throw await this.#afterAbort()
       const step = steps
       const tools = this.#offeredTools()
       emit({ type: 'model-start', step, tools: tools.map((t) => t.name) })
@@ -368,7 +373,8 @@ class Turn {
       let end = i
       while (end < calls.length && !offered.get(calls[end]!.name)?.sideEffect) end++
       const group = calls.slice(i, end).map((call, k) => () => this.#runCall(call, offered.get(call.name), seqs[i + k]!, step))
-      const results = await pool(group, this.#runner.concurrency, (p) => this.#track(p))
+      const results = await pool(group, this.#runner.concurrency, (p) => this.#track(p), this.#controller.signal)
+      if (this.#controller.signal.aborted) throw this.#abortError()
       results.forEach((outcome, k) => (outcomes[i + k] = outcome))
       i = end
     }
@@ -504,7 +510,10 @@ class Turn {
       signal.addEventListener('abort', onAbort, { once: true })
     })
     try {
-      return await Promise.race([promise, aborted])
+      const value = await Promise.race([promise, aborted])
+      // Settled in the same moment as the abort: the abort wins, nothing after it runs.
+      if (signal.aborted) throw await this.#afterAbort()
+      return value
     } finally {
       signal.removeEventListener('abort', onAbort)
       promise.catch(() => undefined)
@@ -533,12 +542,20 @@ class Turn {
   }
 }
 
-/** Run task factories with at most `limit` in flight; results keep the input order. */
-async function pool<T>(tasks: (() => Promise<T>)[], limit: number, track: (p: Promise<T>) => Promise<T>): Promise<T[]> {
+/**
+ * Run task factories with at most `limit` in flight; results keep the input
+ * order. No task starts once `signal` has fired (the caller then throws).
+ */
+async function pool<T>(
+  tasks: (() => Promise<T>)[],
+  limit: number,
+  track: (p: Promise<T>) => Promise<T>,
+  signal: AbortSignal,
+): Promise<T[]> {
   const results: T[] = new Array(tasks.length)
   let next = 0
   const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
+    while (next < tasks.length && !signal.aborted) {
       const index = next++
       results[index] = await track(tasks[index]!())
     }

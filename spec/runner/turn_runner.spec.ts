@@ -400,6 +400,102 @@ describe('TurnRunner abort', () => {
     expect(survivors).toEqual([])
   })
 
+  it('never calls the model again once aborted, even when the running tool settles right after the abort', async () => {
+    // The tool stops as soon as it sees the abort (as bash does when it kills
+    // its process), so its outcome settles before the runner's abort path.
+    const waitForStop = defineTool({
+      name: 'wait_for_stop',
+      schema: validator.object({}),
+      execute: async (_args: Record<string, never>, call) => {
+        await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }))
+        throw new Error('stopped by the abort')
+      },
+    })
+    const controller = new AbortController()
+    const modelCalls: { step: number; aborted: boolean }[] = []
+    const events: TurnEvent[] = []
+    let abortedAt = 0
+    const runner = new TurnRunner({
+      model: ({ step, signal }) => {
+        modelCalls.push({ step, aborted: signal.aborted })
+        return step === 0 ? { toolCalls: [{ id: 'w', name: 'wait_for_stop', args: {} }] } : { text: 'should never be asked' }
+      },
+      tools: [waitForStop],
+      onEvent: (event) => {
+        events.push(event)
+        if (event.type === 'tool-start') {
+          setTimeout(() => {
+            abortedAt = Date.now()
+            controller.abort(new Error('user pressed stop'))
+          }, 50)
+        }
+      },
+    })
+    const error = await runner.run('wait', { signal: controller.signal }).catch((e) => e)
+    expect(error).toBeInstanceOf(E_TURN_ABORTED)
+    expect(Date.now() - abortedAt).toBeLessThan(2_000)
+    expect(modelCalls).toEqual([{ step: 0, aborted: false }])
+    const afterStop = events.slice(events.findIndex((e) => e.type === 'tool-end') + 1).map((e) => e.type)
+    expect(afterStop).toEqual([])
+  })
+
+  it('runs nothing the model asked for when the abort comes with its answer', async () => {
+    const started: string[] = []
+    const quick = defineTool({
+      name: 'quick',
+      schema: validator.object({ id: validator.string().required() }),
+      execute: async ({ id }: { id: string }) => {
+        started.push(id)
+        return 'done'
+      },
+    })
+    const stopWhileAnswering = new AbortController()
+    const events: TurnEvent[] = []
+    const answering = new TurnRunner({
+      model: () => {
+        stopWhileAnswering.abort()
+        return { toolCalls: [{ id: 'a', name: 'quick', args: { id: 'a' } }] }
+      },
+      tools: [quick],
+      onEvent: (event) => events.push(event),
+    })
+    await expect(answering.run('x', { signal: stopWhileAnswering.signal })).rejects.toBeInstanceOf(E_TURN_ABORTED)
+    expect(events.map((e) => e.type)).toEqual(['turn-start', 'model-start'])
+    expect(started).toEqual([])
+  })
+
+  it('starts no queued read-only call after the abort', async () => {
+    // concurrency 1: the first call stops on the abort; the two queued behind it never start.
+    const started: string[] = []
+    const waitForStop = defineTool({
+      name: 'wait_for_stop',
+      schema: validator.object({ id: validator.string().required() }),
+      execute: async ({ id }: { id: string }, call) => {
+        started.push(id)
+        await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }))
+        return 'stopped'
+      },
+    })
+    const queued = new AbortController()
+    const toolStarts: string[] = []
+    const runner = new TurnRunner({
+      model: scriptedModel([
+        { toolCalls: ['1', '2', '3'].map((id) => ({ id, name: 'wait_for_stop', args: { id } })) },
+        { text: 'never' },
+      ]),
+      tools: [waitForStop],
+      concurrency: 1,
+      onEvent: (event) => {
+        if (event.type !== 'tool-start') return
+        toolStarts.push(event.toolCallId)
+        setTimeout(() => queued.abort(), 50)
+      },
+    })
+    await expect(runner.run('x', { signal: queued.signal })).rejects.toBeInstanceOf(E_TURN_ABORTED)
+    expect(toolStarts).toEqual(['1'])
+    expect(started).toEqual(['1'])
+  })
+
   it('rejects at once when the signal is already aborted, and stops a slow model', async () => {
     const controller = new AbortController()
     controller.abort()
