@@ -352,6 +352,18 @@ export class E_TOOL_GIT_REMOTE_DISABLED extends BaseException {
   static override message = 'Git remote operations are disabled'
 }
 
+/**
+ * `bash` would have to run a command without the OS sandbox it was asked to
+ * use (bubblewrap missing, not Linux, or user namespaces disabled). Nothing
+ * ran. Install bubblewrap, or opt out explicitly with
+ * `isolation: { filesystem: false }`.
+ */
+export class E_TOOL_SANDBOX_UNAVAILABLE extends BaseException {
+  static override code = 'TOOL_SANDBOX_UNAVAILABLE'
+  static override status = 503
+  static override message = 'The OS sandbox is unavailable on this machine'
+}
+
 /** The file system refused an operation inside the sandbox (permission denied, disk full, read-only, I/O error…). */
 export class E_TOOL_IO_ERROR extends BaseException {
   static override code = 'TOOL_IO_ERROR'

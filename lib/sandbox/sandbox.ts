@@ -4,18 +4,54 @@
  *
  * @module
  */
+import os from 'node:os'
 import path from 'node:path'
 import type { SpoolStore } from '../artifacts/stores.js'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
-import { probeIsolation, warnNotIsolated } from './isolation.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
 
-const NO_ISOLATION: SandboxIsolation = Object.freeze({ network: false, pid: false })
+export type { SandboxEngineName, SandboxIsolation } from './engine.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
+
+/**
+ * The largest `maxOutputBytes` accepted: 10 MiB (as smithers). `bash` may
+ * hold up to twice the cap while it reads (head and tail), and a result this
+ * size is already far more than a model's context.
+ */
+export const MAX_OUTPUT_BYTES_LIMIT = 10 * 1024 * 1024
+
+/**
+ * The credentials of the user running the kit, which a sandboxed command
+ * reads as missing or empty: the default of
+ * {@link SandboxOptions.unreadablePaths}. `~/` is the home directory of the
+ * process (`os.homedir()`) when the sandbox is constructed.
+ */
+export const DEFAULT_UNREADABLE_PATHS: readonly string[] = Object.freeze([
+  '~/.ssh',
+  '~/.aws',
+  '~/.config/gcloud',
+  '~/.azure',
+  '~/.gnupg',
+  '~/.netrc',
+  '~/.npmrc',
+  '~/.pypirc',
+  '~/.docker/config.json',
+  '~/.kube',
+  '~/.git-credentials',
+  '~/.config/gh',
+])
+
+/**
+ * Paths inside the root that commands may read but not change: the default
+ * of {@link SandboxOptions.readOnlyPaths}. A hook or an alias planted there
+ * would later run outside the sandbox, in the user's own `git`.
+ */
+export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze(['.git/hooks/', '.git/config'])
 
 function isSpoolStore(value: unknown): value is SpoolStore {
   const store = value as Partial<Record<'write' | 'read' | 'delete', unknown>> | null
@@ -41,7 +77,7 @@ export interface SandboxOptions {
   /**
    * Cap, in UTF-8 bytes, on what a tool returns (`read`, `grep`, `bash`),
    * on the file `read` accepts, and on `write` content and `edit` patches.
-   * At least 64.
+   * At least 64, at most {@link MAX_OUTPUT_BYTES_LIMIT} (10 MiB).
    *
    * @defaultValue 200_000
    */
@@ -53,12 +89,47 @@ export interface SandboxOptions {
    */
   timeoutMs?: number
   /**
-   * Let `bash` reach the network: disables the command guard and the network
-   * namespace.
+   * Let `bash` reach the network: no network namespace and no command guard.
    *
    * @defaultValue false
    */
   allowNetwork?: boolean
+  /**
+   * When the word guard (`assertOfflineCommand`: refusing `curl`, `npm`,
+   * `git push`, URLs in arguments…) runs before a `bash` command, with
+   * `allowNetwork: false`. `'auto'`: only where no network namespace cuts
+   * the network (then it is the only layer, and a heuristic). `'always'`:
+   * also inside a network namespace, as smithers-orchestrator does.
+   *
+   * @defaultValue 'auto'
+   */
+  networkGuard?: 'auto' | 'always'
+  /**
+   * Extra host paths (absolute) that `bash` commands may write, besides the
+   * root and the private `/tmp`. Paths that do not exist are skipped.
+   *
+   * @defaultValue []
+   */
+  writablePaths?: string[]
+  /**
+   * Host paths (absolute, or `~/…` for the home directory of the process)
+   * that `bash` commands read as missing or empty: a directory shows up
+   * empty, a file as empty (never an error of the kit). Replaces the
+   * default; spread {@link DEFAULT_UNREADABLE_PATHS} to extend it. A path
+   * that is the root or contains it is not masked.
+   *
+   * @defaultValue {@link DEFAULT_UNREADABLE_PATHS} (`~/.ssh`, `~/.aws`, … )
+   */
+  unreadablePaths?: string[]
+  /**
+   * Paths relative to the root that `bash` commands may read but not
+   * change. A trailing `/` marks a directory: when it is missing but its
+   * parent exists, an empty read-only directory is mounted there so nothing
+   * can be created in it. Replaces the default.
+   *
+   * @defaultValue {@link DEFAULT_READ_ONLY_PATHS} (`.git/hooks/`, `.git/config`)
+   */
+  readOnlyPaths?: string[]
   /**
    * Extra environment variables for `bash` and `grep`, on top of the
    * allow-listed host ones (`PATH`, `HOME`, `LANG`, `LC_*`, `TERM`, `TMPDIR`,
@@ -69,55 +140,93 @@ export interface SandboxOptions {
   /** Where large results may be spooled (`InMemorySpoolStore`, `FileSpoolStore`…): kept for the turn runner. */
   spoolStore?: SpoolStore
   /**
-   * Turn kernel namespaces for `bash` OFF (it can never turn one on that the
-   * defaults or the kernel do not give). `network: false` skips the network
-   * namespace even when `allowNetwork` is `false`: the command guard still
-   * refuses network commands, but an interpreter (`node -e`, `python3 -c`)
-   * could then reach the network. `pid: false` skips the PID namespace:
-   * timeouts and aborts still SIGKILL the command's whole process group, its
-   * descendants found in `/proc`, and the sessions and groups seen in its tree
-   * while it ran, but a process that double-forks, calls `setsid()` and drops
-   * the command's output before a scan sees it can outlive the call (see
-   * docs/tools.md). Each saves the cost of
-   * `unshare` (and of `ip link set lo up`) on every command.
-   * {@link Sandbox.isolation} reports what is actually enforced.
+   * Turn isolation layers for `bash` OFF (it can never turn one on that the
+   * kernel does not give). `filesystem: false` is the explicit opt-out of
+   * the OS sandbox: commands then run with only network and PID namespaces
+   * (util-linux `unshare`) and can read and write whatever the host user
+   * can. `network: false` skips the network namespace even when
+   * `allowNetwork` is `false`: the word guard then refuses network commands,
+   * but an interpreter (`node -e`, `python3 -c`) could reach the network.
+   * `pid: false` (only with `filesystem: false`; the OS sandbox always has
+   * its own PID namespace) skips the PID namespace: timeouts and aborts
+   * still SIGKILL the command's process group and what a `/proc` scan finds,
+   * but a double-forked `setsid` process can outlive the call (see
+   * docs/tools.md). {@link Sandbox.isolation} reports what is enforced.
    *
-   * @defaultValue `{ network: true, pid: true }` (each where the kernel allows;
-   *   the network namespace only when `allowNetwork` is `false`)
+   * @defaultValue `{ filesystem: true, network: true, pid: true }`
    */
   isolation?: SandboxIsolationOptions
 }
 
-/** Which namespaces {@link SandboxOptions.isolation} leaves on (`false` turns one off). */
+/** Which isolation layers {@link SandboxOptions.isolation} leaves on (`false` turns one off). */
 export interface SandboxIsolationOptions {
   /**
-   * `false`: no network namespace, even with `allowNetwork: false` (the command guard still applies).
+   * `false`: no OS sandbox (bubblewrap); the program can read and write
+   * anything the host user can. Without it, on a machine with no usable
+   * bubblewrap, `bash` refuses with `TOOL_SANDBOX_UNAVAILABLE`.
+   *
+   * @defaultValue true
+   */
+  filesystem?: boolean
+  /**
+   * `false`: no network namespace, even with `allowNetwork: false` (the word guard then applies).
    *
    * @defaultValue true
    */
   network?: boolean
   /**
-   * `false`: no PID namespace (an unseen `setsid` escapee can outlive a kill).
+   * `false`: no PID namespace, with `filesystem: false` only (an unseen
+   * `setsid` escapee can outlive a kill). The OS sandbox ignores it.
    *
    * @defaultValue true
    */
   pid?: boolean
 }
 
-/** Which kernel isolation `bash` commands actually run under. */
-export interface SandboxIsolation {
-  /** `true` only when commands run in an empty network namespace (`allowNetwork: false` and the kernel allows it). */
-  readonly network: boolean
-  /** `true` only when commands run in their own PID namespace, so no descendant outlives a kill. */
-  readonly pid: boolean
+/** What {@link Sandbox.enforcement} reports: the engine, the layers and the policy in force. */
+export interface SandboxEnforcement extends SandboxIsolation {
+  /** How commands are confined: `bubblewrap`, `unshare`, `direct` (no namespace), or `unavailable` (bash refuses). */
+  readonly engine: SandboxEngineName
+  /** Whether the word guard runs before each command (`allowNetwork: false` and `networkGuard` or no network namespace). */
+  readonly networkGuard: boolean
+  /** Why the OS sandbox cannot run here (engine `unavailable`). */
+  readonly unavailableReason: string | undefined
+  /** Extra writable paths (absolute). */
+  readonly writablePaths: readonly string[]
+  /** Read-only paths inside the root (relative). */
+  readonly readOnlyPaths: readonly string[]
+  /** Masked paths (absolute). */
+  readonly unreadablePaths: readonly string[]
+}
+
+/** A list of paths, each checked by `accept`; `rule` ends the message of a refused one. */
+function pathList(accept: (value: string) => boolean, rule: string) {
+  return validator.array().items(
+    validator
+      .string()
+      .min(1)
+      .pattern(/^[^\0]*$/, 'no NUL bytes')
+      .custom((value: string, helpers) => (accept(value) ? value : helpers.error('any.invalid')))
+      .messages({ 'any.invalid': `{#label} ${rule}` }),
+  )
 }
 
 const optionsSchema: ObjectSchema<SandboxOptions> = validator
   .object<SandboxOptions>({
     rootDir: validator.string().min(1).pattern(/^[^\0]*$/, 'no NUL bytes'),
-    maxOutputBytes: validator.number().integer().min(64).max(2 ** 31 - 1).default(200_000),
+    maxOutputBytes: validator.number().integer().min(64).max(MAX_OUTPUT_BYTES_LIMIT).default(200_000),
     timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(60_000),
     allowNetwork: validator.boolean().default(false),
+    networkGuard: validator.string().valid('auto', 'always').default('auto'),
+    writablePaths: pathList((p) => path.isAbsolute(p), 'must be an absolute path').default([]),
+    unreadablePaths: pathList(
+      (p) => path.isAbsolute(p) || p === '~' || p.startsWith('~/'),
+      'must be an absolute path or start with ~/',
+    ).default(() => [...DEFAULT_UNREADABLE_PATHS]),
+    readOnlyPaths: pathList(
+      (p) => !path.isAbsolute(p) && !p.split('/').includes('..') && p.replace(/\/+$/, '') !== '',
+      'must be a path inside the root, relative to it, without ..',
+    ).default(() => [...DEFAULT_READ_ONLY_PATHS]),
     env: validator
       .object()
       .pattern(
@@ -136,11 +245,12 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
       .messages({ 'any.invalid': '{#label} must be a SpoolStore (an object with write(), read() and delete())' }),
     isolation: validator
       .object({
+        filesystem: validator.boolean().default(true),
         network: validator.boolean().default(true),
         pid: validator.boolean().default(true),
       })
       .unknown(false)
-      .default({ network: true, pid: true }),
+      .default({ filesystem: true, network: true, pid: true }),
   })
   .unknown(false)
 
@@ -149,9 +259,9 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
  *
  * @remarks
  * Construction does no I/O: the root is resolved (through symlinks) on first
- * use, and the kernel is probed for namespaces the first time
- * {@link Sandbox.isolation} is read or a command runs. Share one sandbox
- * between tools with `createTools(options)`.
+ * use, and the machine is probed for bubblewrap and namespaces (once per
+ * process) the first time {@link Sandbox.isolation} is read or a command
+ * runs. Share one sandbox between tools with `createTools(options)`.
  *
  * @example
  * ```ts
@@ -160,7 +270,7 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
  * const sandbox = new Sandbox({ rootDir: '/srv/work', timeoutMs: 30_000 })
  * await sandbox.resolve('src/index.ts') // '/srv/work/src/index.ts'
  * await sandbox.resolve('../etc/passwd') // throws TOOL_PATH_ESCAPE
- * sandbox.isolation // { network: true, pid: true } on a Linux host with user namespaces
+ * sandbox.isolation // { filesystem: true, network: true, pid: true } on Linux with bubblewrap
  * ```
  */
 export class Sandbox {
@@ -174,6 +284,11 @@ export class Sandbox {
   readonly #env: Readonly<Record<string, string>>
   readonly #spoolStore: SpoolStore | undefined
   readonly #wantedIsolation: Readonly<Required<SandboxIsolationOptions>>
+  readonly #networkGuard: 'auto' | 'always'
+  readonly #writablePaths: readonly string[]
+  readonly #readOnlyPaths: readonly string[]
+  readonly #unreadablePaths: readonly string[]
+  #engine: SandboxEngine | undefined
   #realRoot: Promise<string> | undefined
 
   /**
@@ -196,7 +311,14 @@ export class Sandbox {
     this.#allowNetwork = valid.allowNetwork
     this.#env = Object.freeze({ ...valid.env })
     this.#spoolStore = valid.spoolStore
-    this.#wantedIsolation = Object.freeze({ network: valid.isolation.network, pid: valid.isolation.pid })
+    this.#wantedIsolation = Object.freeze({ ...valid.isolation })
+    this.#networkGuard = valid.networkGuard
+    this.#writablePaths = Object.freeze(valid.writablePaths.map((p) => path.resolve(p)))
+    this.#readOnlyPaths = Object.freeze([...valid.readOnlyPaths])
+    const home = os.homedir()
+    this.#unreadablePaths = Object.freeze(
+      valid.unreadablePaths.map((p) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p))),
+    )
   }
 
   /** The root as configured, made absolute (not resolved through symlinks). */
@@ -229,27 +351,73 @@ export class Sandbox {
     return this.#spoolStore
   }
 
+  /** When the word guard runs (see {@link SandboxOptions.networkGuard}). */
+  get networkGuard(): 'auto' | 'always' {
+    return this.#networkGuard
+  }
+
   /**
-   * Which isolation `bash` commands really get on this machine.
+   * Which isolation `bash` commands really get on this machine: each flag
+   * is `true` only where the kernel enforces it.
    *
    * @remarks
-   * Probed once per process (a few milliseconds, the first time it is read).
+   * Probed once per process (10–20 ms, the first time it is read).
+   * `filesystem` is `true` only in the OS sandbox (bubblewrap usable here,
+   * and not switched off); when it was asked for and cannot be had, every
+   * flag is `false` and `bash` refuses with `TOOL_SANDBOX_UNAVAILABLE`.
    * `network` is `false` when `allowNetwork` is `true` (nothing to isolate),
-   * when the `isolation` option turned it off, or when the kernel refuses an
-   * unprivileged network namespace; `pid` is `false` when the option turned
-   * it off or the kernel refuses it. When the kernel is the reason, one
-   * process warning (`TOOLSMITH_NETWORK_NOT_ISOLATED` /
-   * `TOOLSMITH_PID_NOT_ISOLATED`) says so; a namespace switched off on
-   * purpose warns nothing.
+   * when the option turned it off, or when the kernel refuses a network
+   * namespace; `pid` likewise. When the kernel is the reason, one process
+   * warning (`TOOLSMITH_NETWORK_NOT_ISOLATED` / `TOOLSMITH_PID_NOT_ISOLATED`)
+   * says so; a layer switched off on purpose warns nothing.
    */
   get isolation(): SandboxIsolation {
-    const wanted = this.#wantedIsolation
-    const wantNetwork = !this.#allowNetwork && wanted.network
-    if (!wantNetwork && !wanted.pid) return NO_ISOLATION
-    const probe = probeIsolation()
-    if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
-    if (wanted.pid && !probe.pid) warnNotIsolated('pid', probe.reason)
-    return Object.freeze({ network: wantNetwork && probe.network, pid: wanted.pid && probe.pid })
+    return this.engine.isolation
+  }
+
+  /**
+   * Everything `toolsmith doctor` prints: the engine, each layer, whether
+   * the word guard runs, why the OS sandbox is unavailable (if it is), and
+   * the path policy.
+   */
+  get enforcement(): SandboxEnforcement {
+    const engine = this.engine
+    return Object.freeze({
+      engine: engine.name,
+      ...engine.isolation,
+      networkGuard: this.guardsCommands,
+      unavailableReason: engine.unavailableReason,
+      writablePaths: this.#writablePaths,
+      readOnlyPaths: this.#readOnlyPaths,
+      unreadablePaths: this.#unreadablePaths,
+    })
+  }
+
+  /**
+   * Whether `bash` runs the word guard before each command.
+   *
+   * @internal
+   */
+  get guardsCommands(): boolean {
+    if (this.#allowNetwork) return false
+    return this.#networkGuard === 'always' || !this.engine.isolation.network
+  }
+
+  /**
+   * The engine that confines `bash` commands (chosen on first use).
+   *
+   * @internal
+   */
+  get engine(): SandboxEngine {
+    this.#engine ??= selectEngine({
+      allowNetwork: this.#allowNetwork,
+      wanted: this.#wantedIsolation,
+      writable: this.#writablePaths,
+      readOnly: this.#readOnlyPaths,
+      unreadable: this.#unreadablePaths,
+      explicitEnv: this.#env,
+    })
+    return this.#engine
   }
 
   /**

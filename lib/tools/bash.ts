@@ -5,9 +5,14 @@
  */
 import { constants } from 'node:fs'
 import { readlink } from 'node:fs/promises'
-import { constants as osConstants } from 'node:os'
 import path from 'node:path'
-import { E_TOOL_COMMAND_FAILED, E_TOOL_FILE_NOT_FOUND, E_TOOL_PATH_INVALID } from '../exceptions.js'
+import {
+  E_TOOL_COMMAND_FAILED,
+  E_TOOL_COMMAND_NOT_FOUND,
+  E_TOOL_FILE_NOT_FOUND,
+  E_TOOL_PATH_INVALID,
+  E_TOOL_SANDBOX_UNAVAILABLE,
+} from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
@@ -109,7 +114,9 @@ export class BashTool extends Tool<any, BashArgs> {
       idempotent: false,
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async ({ cmd, args = [], opts = {} }, _ctx, _meta, call) => {
-        if (!sandbox.allowNetwork) assertOfflineCommand(cmd, args)
+        const engine = sandbox.engine
+        if (engine.unavailableReason !== undefined) throw sandboxUnavailable(engine.unavailableReason)
+        if (sandbox.guardsCommands) assertOfflineCommand(cmd, args)
         const cwdInput = opts.cwd === undefined || opts.cwd === '' ? '.' : opts.cwd
         const hostEnv = buildSandboxEnv(process.env, sandbox.env)
         const searchPath = hostEnv.PATH ?? ''
@@ -137,28 +144,39 @@ export class BashTool extends Tool<any, BashArgs> {
         const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
         try {
           const file = await lookup
-          const isolation = sandbox.isolation
           const procCwd = `/proc/self/fd/${directory.fd}`
-          const result = await runBounded({
+          const plan = engine.launch({
             file,
             args,
-            cwd: (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute,
+            root: resolved.root,
+            cwd: resolved.absolute,
+            hostCwd: (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute,
             env,
+          })
+          const result = await runBounded({
+            ...plan,
             maxOutputBytes: sandbox.maxOutputBytes,
             timeoutMs: sandbox.timeoutMs,
             signal: call.signal,
             mergeStderr: true,
             mode: 'headTail',
-            isolate: { network: isolation.network, pid: isolation.pid },
             label: `\`${cmd}\``,
           })
-          if (result.exitCode === 0) return result.output
+          if (engine.name === 'bubblewrap' && result.exitCode === 1 && result.output.startsWith('bwrap: execvp ')) {
+            // Found on the host, but not visible inside (a host /tmp path, a masked folder).
+            throw new E_TOOL_COMMAND_NOT_FOUND(
+              `${JSON.stringify(cmd)} cannot be started inside the sandbox (${result.output.slice('bwrap: '.length).trim()}); ` +
+                'programs in the host /tmp or in unreadable paths are not visible there',
+              { details: { cmd, exitCode: null, signal: null, output: '' } },
+            )
+          }
+          const status = engine.status(result.exitCode, result.signal)
+          if (status.exitCode === 0) return result.output
           const how =
-            result.exitCode === null
-              ? `was killed by ${result.signal ?? 'a signal'}`
-              : `exited with code ${result.exitCode}${shellStatusHint(result.exitCode, result.viaShell)}`
-          throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${result.output}`, {
-            details: { exitCode: result.exitCode, signal: result.signal, output: result.output },
+            status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
+          const output = engine.isolation.network ? withNetworkNote(result.output) : result.output
+          throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
+            details: { exitCode: status.exitCode, signal: status.signal, output },
           })
         } finally {
           // The program has exited: nothing needs the descriptor any more, so do not wait for the close.
@@ -169,14 +187,27 @@ export class BashTool extends Tool<any, BashArgs> {
   }
 }
 
-/**
- * In a PID namespace the status comes through a shell, which reports a death
- * by signal N as 128 + N: say what that probably means, without claiming it.
- */
-function shellStatusHint(code: number, viaShell: boolean): string {
-  if (!viaShell || code <= 128 || code > 128 + 64) return ''
-  const entry = Object.entries(osConstants.signals).find(([, number]) => number === code - 128)
-  return entry ? ` (probably killed by ${entry[0]}: the status came through a shell, where 128 + N also means signal N)` : ''
+function sandboxUnavailable(reason: string): E_TOOL_SANDBOX_UNAVAILABLE {
+  return new E_TOOL_SANDBOX_UNAVAILABLE(
+    `bash cannot run commands here: the OS sandbox is unavailable (${reason}). Nothing was run. ` +
+      'Ask the user to install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; ' +
+      'Arch: pacman -S bubblewrap), or to accept less isolation explicitly with the sandbox option ' +
+      '`isolation: { filesystem: false }` (toolsmith CLI: --no-os-sandbox).',
+    { details: { reason } },
+  )
+}
+
+/** What resolver and connect failures print, in the programs agents run most. */
+const NETWORK_FAILURE =
+  /could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo|EAI_AGAIN|ENOTFOUND|ENETUNREACH|network is unreachable|failed to establish a new connection|no address associated with hostname|nodename nor servname|could not connect to server|failed to connect to|connection refused|ECONNREFUSED/i
+
+/** The line added to the output of a failed command that looks like it tried the network. */
+export const NETWORK_OFF_NOTE =
+  '[toolsmith] Note: this sandbox has no network (only its own loopback); the failure above looks like a network access. Work offline, or ask the user to allow the network.'
+
+function withNetworkNote(output: string): string {
+  if (!NETWORK_FAILURE.test(output)) return output
+  return `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}${NETWORK_OFF_NOTE}\n`
 }
 
 function isCwdIndependent(cmd: string, searchPath: string): boolean {

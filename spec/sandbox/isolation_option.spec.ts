@@ -17,19 +17,25 @@ const machine = (() => {
 })()
 
 describe('Sandbox isolation option', () => {
-  const combinations: [boolean, { network?: boolean; pid?: boolean } | undefined][] = []
+  type Option = { filesystem?: boolean; network?: boolean; pid?: boolean }
+  const combinations: [boolean, Option | undefined][] = []
   for (const allowNetwork of [false, true]) {
     for (const option of [undefined, {}, { network: false }, { pid: false }, { network: false, pid: false }, { network: true, pid: true }]) {
       combinations.push([allowNetwork, option])
+      combinations.push([allowNetwork, { ...option, filesystem: false }])
     }
   }
 
   it.each(combinations)('allowNetwork %j, isolation %j: the getter reports what is enforced', (allowNetwork, option) => {
     const sandbox = new Sandbox(option === undefined ? { allowNetwork } : { allowNetwork, isolation: option })
-    expect(sandbox.isolation).toEqual({
-      network: !allowNetwork && option?.network !== false && machine.network,
-      pid: option?.pid !== false && machine.pid,
-    })
+    const wantNetwork = !allowNetwork && option?.network !== false
+    if (option?.filesystem === false) {
+      // The opt-out: unshare's namespaces, each where the kernel allows it.
+      expect(sandbox.isolation).toEqual({ filesystem: false, network: wantNetwork && machine.network, pid: option.pid !== false && machine.pid })
+    } else {
+      // The OS sandbox (bubblewrap is installed here): it always has its own PID namespace.
+      expect(sandbox.isolation).toEqual({ filesystem: true, network: wantNetwork, pid: true })
+    }
     expect(Object.isFrozen(sandbox.isolation)).toBe(true)
   })
 
@@ -37,7 +43,7 @@ describe('Sandbox isolation option', () => {
     const fx = makeFixture({ isolation: { network: false } })
     try {
       expect((await failure(fx.tools.bash, { cmd: 'curl', args: ['https://example.com'] })).code).toBe('TOOL_NETWORK_DISABLED')
-      const both = createTools({ rootDir: fx.root, isolation: { network: false, pid: false } })
+      const both = createTools({ rootDir: fx.root, isolation: { filesystem: false, network: false, pid: false } })
       expect((await failure(both.bash, { cmd: 'sh', args: ['-c', 'curl https://example.com'] })).code).toBe('TOOL_NETWORK_DISABLED')
     } finally {
       fx.cleanup()
@@ -45,7 +51,7 @@ describe('Sandbox isolation option', () => {
   })
 
   it('with isolation: { pid: false } the command is a direct child, and a timeout still kills its process group', async () => {
-    const fx = makeFixture({ isolation: { network: false, pid: false }, timeoutMs: 1500 })
+    const fx = makeFixture({ isolation: { filesystem: false, network: false, pid: false }, timeoutMs: 1500 })
     try {
       const out = String(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo $PPID'] }))
       expect(Number(out.trim())).toBe(process.pid)

@@ -199,10 +199,10 @@ describe('network guard', () => {
   })
 })
 
-describe('bash with allowNetwork: false', () => {
+describe('bash with allowNetwork: false and networkGuard: always (the smithers word guard)', () => {
   let fx: Fixture
   beforeAll(() => {
-    fx = makeFixture()
+    fx = makeFixture({ networkGuard: 'always' })
   })
   afterAll(() => fx.cleanup())
 
@@ -227,8 +227,14 @@ describe('bash with allowNetwork: false', () => {
   })
 
   it('does not guard when allowNetwork is true', async () => {
-    const open = createTools({ rootDir: fx.root, allowNetwork: true })
+    const open = createTools({ rootDir: fx.root, allowNetwork: true, networkGuard: 'always' })
     expect(await call(open.bash, { cmd: 'echo', args: ['https://example.com'] })).toBe('https://example.com\n')
+  })
+
+  it('guards by default where no network namespace is made (isolation: { network: false })', async () => {
+    const unguarded = createTools({ rootDir: fx.root, isolation: { network: false } })
+    expect((await failure(unguarded.bash, { cmd: 'curl', args: ['https://example.com'] })).code).toBe('TOOL_NETWORK_DISABLED')
+    expect(new Sandbox({ isolation: { network: false } }).enforcement.networkGuard).toBe(true)
   })
 })
 
@@ -260,11 +266,10 @@ describe('network namespace', () => {
     setTimeout(() => { console.log('FAILED TIMEOUT'); process.exit(0) }, 5000).unref()
   `
 
-  it('reports the truth about this machine', () => {
-    const isolation = new Sandbox().isolation
-    expect(typeof isolation.network).toBe('boolean')
-    expect(typeof isolation.pid).toBe('boolean')
-    expect(new Sandbox({ allowNetwork: true }).isolation.network).toBe(false)
+  it('reports the truth about this machine (bubblewrap installed: every layer on)', () => {
+    expect(new Sandbox().isolation).toEqual({ filesystem: true, network: true, pid: true })
+    expect(new Sandbox({ allowNetwork: true }).isolation).toEqual({ filesystem: true, network: false, pid: true })
+    expect(new Sandbox().enforcement).toMatchObject({ engine: 'bubblewrap', networkGuard: false })
   })
 
   it('stops an interpreter from reaching a listener on 127.0.0.1, which allowNetwork: true reaches', async () => {
@@ -276,18 +281,17 @@ describe('network namespace', () => {
     expect(reached).toContain('CONNECTED')
     expect(connections).toBe(before + 1)
 
-    const isolated = new Sandbox({ rootDir: fx.root }).isolation.network
     const blocked = await call(closed.bash, { cmd: process.execPath, args: ['-e', client] })
-    if (isolated) {
-      expect(blocked).toMatch(/FAILED/)
-      expect(connections).toBe(before + 1)
-    } else {
-      // Without a network namespace the guard is all there is, and isolation says so.
-      expect(blocked).toContain('CONNECTED')
-    }
+    expect(blocked).toMatch(/FAILED/)
+    expect(connections).toBe(before + 1)
+
+    // Without a network namespace the guard is all there is, and isolation says so.
+    const guardOnly = createTools({ rootDir: fx.root, env: { TARGET_PORT: String(port) }, isolation: { network: false } })
+    expect(await call(guardOnly.bash, { cmd: process.execPath, args: ['-e', client] })).toContain('CONNECTED')
+    expect(connections).toBe(before + 2)
   })
 
-  it.runIf(new Sandbox().isolation.network)('brings loopback up inside the namespace, so local servers still work', async () => {
+  it('brings loopback up inside the namespace, so local servers still work', async () => {
     const script = `
       const net = require('net')
       const server = net.createServer((s) => s.end('inner\\n')).listen(0, '127.' + '0.0.1', () => {

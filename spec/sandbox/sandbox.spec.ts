@@ -192,8 +192,13 @@ describe('Sandbox.isolation', () => {
 
   it('matches what this machine actually allows', () => {
     const actual = probe()
-    expect(new Sandbox().isolation).toEqual(actual)
-    expect(new Sandbox({ allowNetwork: true }).isolation).toEqual({ network: false, pid: actual.pid })
+    const opted = { isolation: { filesystem: false } }
+    expect(new Sandbox(opted).isolation).toEqual({ filesystem: false, ...actual })
+    expect(new Sandbox({ ...opted, allowNetwork: true }).isolation).toEqual({ filesystem: false, network: false, pid: actual.pid })
+    // bubblewrap is a prerequisite of this project (.ci/run installs it): the OS sandbox must be on.
+    const bwrap = spawnSync('bwrap', ['--unshare-all', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'], { stdio: 'ignore' })
+    expect(bwrap.status, 'bubblewrap must be installed and usable here').toBe(0)
+    expect(new Sandbox().isolation).toEqual({ filesystem: true, network: true, pid: true })
   })
 
   it.runIf(probe().pid)('puts bash in its own PID namespace', async () => {

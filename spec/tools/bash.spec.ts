@@ -5,9 +5,9 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { Sandbox, createDispatchContext, createTools, getDefinedToolMetadata } from '../../lib/index.js'
-import { call, failure, isAlive, makeFixture, waitGone, type Fixture } from './helpers.js'
+import { call, failure, makeFixture, pidsWithMarker, uniqueSleep, waitNoneWithMarker, type Fixture } from './helpers.js'
 
 let fx: Fixture
 
@@ -16,8 +16,6 @@ beforeEach(() => {
 })
 afterEach(() => fx.cleanup())
 
-/** A shell snippet that writes the host PID of the shell running it to FILE (works inside a PID namespace). */
-const writePid = (file: string): string => `read -r pid rest < /proc/self/stat; echo $pid > ${file}`
 
 describe('bash: running programs', () => {
   it('is a side-effect, non-idempotent tool named bash', () => {
@@ -145,7 +143,7 @@ describe('bash: failures', () => {
   })
 
   it('a program killed by a signal reports the signal (no PID namespace: the status is the real one)', async () => {
-    const tools = createTools({ rootDir: fx.root, isolation: { network: false, pid: false } })
+    const tools = createTools({ rootDir: fx.root, isolation: { filesystem: false, network: false, pid: false } })
     const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
     expect(error.code).toBe('TOOL_COMMAND_FAILED')
     expect(error.details.signal).toBe('SIGKILL')
@@ -153,17 +151,40 @@ describe('bash: failures', () => {
     expect(error.details.output).toBe('before\n')
   })
 
-  it.runIf(new Sandbox().isolation.pid)('in a PID namespace no signal is made up and the wrapper shell adds nothing to the output', async () => {
-    // The status comes through the namespace's shell: 137 may be SIGKILL or `exit 137`.
+  it('in the OS sandbox the program is exec\'d directly: kill -9 $$ is SIGKILL, exit codes are its own', async () => {
     const killed = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
     expect(killed.code).toBe('TOOL_COMMAND_FAILED')
-    expect(killed.details).toMatchObject({ exitCode: 137, signal: null, output: 'before\n' })
-    expect(killed.message).toContain('probably killed by SIGKILL')
-    const exited = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo err >&2; exit 130'] })
-    expect(exited.details).toMatchObject({ exitCode: 130, signal: null, output: 'err\n' })
-    // The wrapper's saved stderr (fd 3) is not inherited by the command.
-    expect(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'if [ -e /proc/self/fd/3 ]; then echo open; else echo closed; fi'] })).toBe('closed\n')
+    expect(killed.details).toMatchObject({ exitCode: null, signal: 'SIGKILL', output: 'before\n' })
+    expect(killed.message).toContain('was killed by SIGKILL')
+    const exited = await failure(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo err >&2; exit 3'] })
+    expect(exited.details).toMatchObject({ exitCode: 3, signal: null, output: 'err\n' })
+    // No wrapper shell: the command is PID 2 under bwrap's init, and sh is the program itself.
+    expect(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo $$; tr "\\0" " " < /proc/$$/cmdline'] })).toMatch(/^2\n(\/usr)?\/bin\/sh -c echo \$\$; tr /)
   })
+
+  it('in the OS sandbox a shebang-less file fails as it would outside (no shell fallback)', async () => {
+    fs.writeFileSync(path.join(fx.root, 'script'), 'echo ran-as-shell-script > ran.txt\n', { mode: 0o755 })
+    const error = await failure(fx.tools.bash, { cmd: './script' })
+    expect(error.code).toBe('TOOL_COMMAND_NOT_FOUND')
+    expect(error.message).toContain('not a program')
+    expect(fs.existsSync(path.join(fx.root, 'ran.txt'))).toBe(false)
+  })
+
+  it.runIf(new Sandbox({ isolation: { filesystem: false } }).isolation.pid)(
+    'with unshare\'s PID namespace no signal is made up and the wrapper shell adds nothing to the output',
+    async () => {
+      const tools = createTools({ rootDir: fx.root, isolation: { filesystem: false } })
+      // The status comes through the namespace's shell: 137 may be SIGKILL or `exit 137`.
+      const killed = await failure(tools.bash, { cmd: 'sh', args: ['-c', 'echo before; kill -KILL $$'] })
+      expect(killed.code).toBe('TOOL_COMMAND_FAILED')
+      expect(killed.details).toMatchObject({ exitCode: 137, signal: null, output: 'before\n' })
+      expect(killed.message).toContain('probably killed by SIGKILL')
+      const exited = await failure(tools.bash, { cmd: 'sh', args: ['-c', 'echo err >&2; exit 130'] })
+      expect(exited.details).toMatchObject({ exitCode: 130, signal: null, output: 'err\n' })
+      // The wrapper's saved stderr (fd 3) is not inherited by the command.
+      expect(await call(tools.bash, { cmd: 'sh', args: ['-c', 'if [ -e /proc/self/fd/3 ]; then echo open; else echo closed; fi'] })).toBe('closed\n')
+    },
+  )
 })
 
 describe('bash: bounded output', () => {
@@ -199,111 +220,121 @@ describe('bash: bounded output', () => {
   }, 120_000)
 })
 
-/** Kill every PID recorded in `files` under the root (a spec must leave no process behind, whatever it asserted). */
-function killRecorded(...files: string[]): void {
-  for (const file of files) {
-    const pid = Number(fs.existsSync(path.join(fx.root, file)) ? fs.readFileSync(path.join(fx.root, file), 'utf8') : 0)
-    if (pid > 1 && isAlive(pid)) process.kill(pid, 'SIGKILL')
-  }
-}
-
-const withoutNamespaces = { network: false, pid: false } as const
 const isolations = [
-  ['default isolation', undefined],
-  ['isolation off', withoutNamespaces],
+  ['OS sandbox (default)', undefined],
+  ['unshare namespaces', { filesystem: false }],
+  ['isolation off', { filesystem: false, network: false, pid: false }],
 ] as const
+
+/** `sh -c` text that records readiness in FILE, then becomes `sleep MARKER` (the marker finds it on the host). */
+const readyThenSleep = (file: string, marker: string): string => `echo ready > ${file}; exec sleep ${marker}`
 
 describe('bash: timeouts and cancellation leave no process behind', () => {
   it.each(isolations)('%s: a timeout kills the whole tree, a setsid escapee included, and keeps the partial output', async (_, isolation) => {
     const tools = createTools({ rootDir: fx.root, timeoutMs: 5000, ...(isolation ? { isolation } : {}) })
+    const marker = uniqueSleep()
     const script = [
-      `setsid -f sh -c '${writePid('escapee.pid')}; exec sleep 300'`,
-      `sh -c '${writePid('child.pid')}; exec sleep 300' &`,
-      writePid('main.pid'),
-      // Report "started" only once every process has recorded its PID.
+      `setsid -f sh -c '${readyThenSleep('escapee.pid', marker)}'`,
+      `sh -c '${readyThenSleep('child.pid', marker)}' &`,
+      // Report "started" only once every process is on its way.
       'while [ ! -s escapee.pid ] || [ ! -s child.pid ]; do sleep 0.05; done',
       'echo started',
-      'exec sleep 300',
+      `exec sleep ${marker}`,
     ].join('\n')
-    try {
-      const startedAt = Date.now()
-      const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', script] })
-      expect(Date.now() - startedAt).toBeLessThan(30_000)
-      expect(error.code).toBe('TOOL_TIMEOUT')
-      expect(error.details.output).toContain('started')
-      expect(error.outer.message).toContain('started')
-      // The escapee (setsid, re-parented) is caught by the PID namespace or,
-      // without one, because it still holds the command's stdout.
-      for (const file of ['main.pid', 'child.pid', 'escapee.pid']) {
-        const pid = Number(fs.readFileSync(path.join(fx.root, file), 'utf8'))
-        expect(pid, file).toBeGreaterThan(1)
-        expect(await waitGone(pid), `${file} (${pid}) still running`).toBe(true)
-      }
-    } finally {
-      killRecorded('main.pid', 'child.pid', 'escapee.pid')
+    const startedAt = Date.now()
+    const pending = failure(tools.bash, { cmd: 'sh', args: ['-c', script] })
+    // All three sleeps are seen on the host before the deadline falls.
+    let seen = 0
+    while (seen < 3 && Date.now() - startedAt < 4500) {
+      seen = pidsWithMarker(marker).length
+      await new Promise((resolve) => setTimeout(resolve, 50))
     }
+    const error = await pending
+    expect(seen).toBe(3)
+    expect(Date.now() - startedAt).toBeLessThan(30_000)
+    expect(error.code).toBe('TOOL_TIMEOUT')
+    expect(error.details.output).toContain('started')
+    expect(error.outer.message).toContain('started')
+    // The escapee (setsid, re-parented) is caught by the PID namespace or,
+    // without one, because it still holds the command's stdout.
+    expect(await waitNoneWithMarker(marker), 'a process outlived the timeout').toBe(true)
   })
 
   it.each(isolations)('%s: a finished command leaves no setsid escapee holding its output', async (_, isolation) => {
     const tools = createTools({ rootDir: fx.root, ...(isolation ? { isolation } : {}) })
-    try {
-      const out = await call(tools.bash, {
-        cmd: 'sh',
-        args: ['-c', `setsid -f sh -c '${writePid('bg.pid')}; exec sleep 300'; while [ ! -s bg.pid ]; do sleep 0.05; done; echo done`],
-      })
-      expect(out).toBe('done\n')
-      const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
-      expect(await waitGone(pid)).toBe(true)
-    } finally {
-      killRecorded('bg.pid')
-    }
+    const marker = uniqueSleep()
+    const out = await call(tools.bash, {
+      cmd: 'sh',
+      args: ['-c', `setsid -f sh -c '${readyThenSleep('bg.pid', marker)}'; while [ ! -s bg.pid ]; do sleep 0.05; done; echo done`],
+    })
+    expect(out).toBe('done\n')
+    expect(await waitNoneWithMarker(marker), 'the background process outlived its command').toBe(true)
   })
 
   it('without a PID namespace, a setsid escapee seen in the tree is killed at exit even with its output redirected away', async () => {
-    const tools = createTools({ rootDir: fx.root, isolation: withoutNamespaces })
+    const tools = createTools({ rootDir: fx.root, isolation: { filesystem: false, network: false, pid: false } })
+    const marker = uniqueSleep()
     // A background `setsid` (no fork: not a group leader) makes a new session
     // that stays a child of the command until the command exits.
     const script = [
-      `setsid sh -c '${writePid('bg.pid')}; exec sleep 300' >/dev/null 2>&1 &`,
+      `setsid sh -c '${readyThenSleep('bg.pid', marker)}' >/dev/null 2>&1 &`,
       'while [ ! -s bg.pid ]; do sleep 0.05; done',
       'sleep 0.6',
       'echo done',
     ].join('\n')
-    try {
-      expect(await call(tools.bash, { cmd: 'sh', args: ['-c', script] })).toBe('done\n')
-      const pid = Number(fs.readFileSync(path.join(fx.root, 'bg.pid'), 'utf8'))
-      expect(await waitGone(pid), `escapee ${pid} still running`).toBe(true)
-    } finally {
-      killRecorded('bg.pid')
-    }
+    expect(await call(tools.bash, { cmd: 'sh', args: ['-c', script] })).toBe('done\n')
+    expect(await waitNoneWithMarker(marker), 'escapee still running').toBe(true)
   })
 
   it('a command that exited is not turned into TOOL_TIMEOUT while an escapee holds its pipes', async () => {
     // Before: the deadline (1.5 s) fell while the pipes drained (up to 2 s) and the success became TOOL_TIMEOUT.
-    const tools = createTools({ rootDir: fx.root, timeoutMs: 1500, isolation: withoutNamespaces })
-    const script = `(setsid sh -c '${writePid('esc.pid')}; exec sleep 30' &); while [ ! -s esc.pid ]; do sleep 0.05; done; echo done`
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 1500, isolation: { filesystem: false, network: false, pid: false } })
+    const marker = uniqueSleep()
+    const script = `(setsid sh -c '${readyThenSleep('esc.pid', marker)}' &); while [ ! -s esc.pid ]; do sleep 0.05; done; echo done`
     try {
       expect(await call(tools.bash, { cmd: 'sh', args: ['-c', script] })).toBe('done\n')
     } finally {
-      killRecorded('esc.pid')
+      await waitNoneWithMarker(marker)
     }
   })
 
-  it('aborting the context kills the tree and fails with TOOL_ABORTED', async () => {
+  it.each(isolations)('%s: aborting the context kills the tree and fails with TOOL_ABORTED', async (_, isolation) => {
+    const tools = createTools({ rootDir: fx.root, ...(isolation ? { isolation } : {}) })
     const ctx = createDispatchContext()
-    const pending = failure(fx.tools.bash, { cmd: 'sh', args: ['-c', `${writePid('main.pid')}; echo running; exec sleep 300`] }, ctx)
-    const pidFile = path.join(fx.root, 'main.pid')
+    const marker = uniqueSleep()
+    const pending = failure(tools.bash, { cmd: 'sh', args: ['-c', `echo running; exec sleep ${marker}`] }, ctx)
     const deadline = Date.now() + 20_000
-    while (!(fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').endsWith('\n')) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    const pid = Number(fs.readFileSync(pidFile, 'utf8'))
-    expect(isAlive(pid)).toBe(true)
+    while (pidsWithMarker(marker).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(pidsWithMarker(marker)).toHaveLength(1)
     ctx.abort(new Error('user pressed stop'))
     const error = await pending
     expect(error.code).toBe('TOOL_ABORTED')
     expect(error.details.output).toContain('running')
-    expect(await waitGone(pid)).toBe(true)
+    expect(await waitNoneWithMarker(marker)).toBe(true)
+  })
+
+  it('a timeout holds when the process-group kill fails: the leader is killed directly', async () => {
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 1000 })
+    const marker = uniqueSleep()
+    const realKill = process.kill.bind(process)
+    const refused: number[] = []
+    const spy = vi.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+      if (pid < 0) {
+        refused.push(pid)
+        throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' })
+      }
+      return realKill(pid, signal)
+    })
+    try {
+      const startedAt = Date.now()
+      const error = await failure(tools.bash, { cmd: 'sh', args: ['-c', `exec sleep ${marker}`] })
+      expect(error.code).toBe('TOOL_TIMEOUT')
+      expect(Date.now() - startedAt).toBeLessThan(10_000)
+      expect(refused.length).toBeGreaterThan(0)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(await waitNoneWithMarker(marker)).toBe(true)
   })
 
   it('an already aborted context runs nothing', async () => {

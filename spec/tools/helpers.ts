@@ -122,6 +122,42 @@ export async function waitGone(pid: number, ms = 10_000): Promise<boolean> {
   return !isAlive(pid)
 }
 
+/**
+ * Host PIDs of the live processes whose command line contains `marker`
+ * (a word such as `sleep 300.4711` carries). Works whatever PID namespace
+ * the processes are in: the host's /proc sees them all.
+ */
+export function pidsWithMarker(marker: string): number[] {
+  const pids: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      if (argv.includes(marker) && isAlive(Number(entry))) pids.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids
+}
+
+/** Wait until no live process carries `marker`; SIGKILLs the survivors at the end either way, and says whether there were none. */
+export async function waitNoneWithMarker(marker: string, ms = 10_000): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (pidsWithMarker(marker).length === 0) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const survivors = pidsWithMarker(marker)
+  for (const pid of survivors) process.kill(pid, 'SIGKILL')
+  return survivors.length === 0
+}
+
+/** A `sleep` duration no other process uses: its text is the marker {@link pidsWithMarker} looks for. */
+export function uniqueSleep(): string {
+  return `300.${Math.floor(Math.random() * 1e9)}`
+}
+
 /** Whether `pid` is a live (non-zombie) process. */
 export function isAlive(pid: number): boolean {
   try {

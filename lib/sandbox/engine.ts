@@ -1,0 +1,220 @@
+/**
+ * The sandbox engine: the one place that decides how a `bash` command is
+ * confined on this machine, and says so truthfully.
+ *
+ * - `bubblewrap` — the OS sandbox (Linux with `bwrap`): read-only host,
+ *   writable root, private `/tmp` and `/run`, masked credentials, fresh PID
+ *   and (unless the network is allowed) network namespaces.
+ * - `unshare` — the explicit opt-out (`isolation: { filesystem: false }`):
+ *   util-linux `unshare` network and PID namespaces only; the program can
+ *   read and write whatever the host user can.
+ * - `direct` — the opt-out with no namespace at all (switched off, or the
+ *   kernel refuses them).
+ * - `unavailable` — the OS sandbox was asked for (the default) and cannot be
+ *   had here: `bash` refuses with `TOOL_SANDBOX_UNAVAILABLE` rather than run
+ *   unconfined.
+ *
+ * @module
+ */
+import { constants as osConstants } from 'node:os'
+import { bubblewrapArgs, probeBubblewrap } from './bubblewrap.js'
+import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
+
+/** Which kernel isolation `bash` commands actually run under. */
+export interface SandboxIsolation {
+  /**
+   * `true` only when commands run in the OS sandbox: the host file system
+   * read-only outside the root and the writable paths, a private `/tmp` and
+   * `/run`, credentials masked.
+   */
+  readonly filesystem: boolean
+  /** `true` only when commands run in an empty network namespace (`allowNetwork: false` and the kernel allows it). */
+  readonly network: boolean
+  /** `true` only when commands run in their own PID namespace, so no descendant outlives a kill and `/proc` shows no host process. */
+  readonly pid: boolean
+}
+
+/** Name of the mechanism that confines `bash` commands. */
+export type SandboxEngineName = 'bubblewrap' | 'unshare' | 'direct' | 'unavailable'
+
+/** What {@link selectEngine} needs to know of a sandbox. */
+export interface EngineSettings {
+  /** `Sandbox.allowNetwork`. */
+  readonly allowNetwork: boolean
+  /** The `isolation` option, defaults applied. */
+  readonly wanted: Readonly<{ filesystem: boolean; network: boolean; pid: boolean }>
+  /** Absolute extra writable paths. */
+  readonly writable: readonly string[]
+  /** Paths relative to the root that stay read-only (a trailing `/` marks a directory). */
+  readonly readOnly: readonly string[]
+  /** Absolute paths that read as empty. */
+  readonly unreadable: readonly string[]
+  /** `Sandbox.env`: what the user set on purpose wins over the engine's defaults. */
+  readonly explicitEnv: Readonly<Record<string, string>>
+}
+
+/** One command, as the engine receives it: already checked and resolved. */
+export interface EngineCommand {
+  /** Absolute path of the program (same inside and outside). */
+  file: string
+  /** Its arguments. */
+  args: readonly string[]
+  /** The real path of the sandbox root. */
+  root: string
+  /** Real path of the working directory, inside the root. */
+  cwd: string
+  /** Where the spawned process (bwrap, unshare or the program) starts on the host. */
+  hostCwd: string
+  /** The environment the program gets. */
+  env: Record<string, string>
+}
+
+/** What to spawn for a command. */
+export interface LaunchPlan {
+  file: string
+  args: string[]
+  cwd: string
+  env: Record<string, string>
+  /** Killing the spawned process's group takes every process of the command down (PID namespace). */
+  contained: boolean
+}
+
+/** An exit status as the engine reports it. */
+export interface CommandStatus {
+  exitCode: number | null
+  signal: string | null
+  /** Words for the message when the status came through a layer that blurs it. */
+  hint: string
+}
+
+/** The engine chosen for a sandbox. */
+export interface SandboxEngine {
+  readonly name: SandboxEngineName
+  readonly isolation: SandboxIsolation
+  /** Why `bash` must refuse (only for `unavailable`). */
+  readonly unavailableReason: string | undefined
+  /** Turn a checked command into what to spawn. */
+  launch(command: EngineCommand): LaunchPlan
+  /** Read the spawned process's status as the program's own. */
+  status(exitCode: number | null, signal: string | null): CommandStatus
+}
+
+const NOTHING: SandboxIsolation = Object.freeze({ filesystem: false, network: false, pid: false })
+
+function signalName(number: number): string | undefined {
+  return Object.entries(osConstants.signals).find(([, value]) => value === number)?.[0]
+}
+
+/**
+ * Choose the engine for `settings` on this machine (probing it once per
+ * process) and emit the one-time warnings for layers the kernel refuses.
+ *
+ * @param settings - The sandbox's network, isolation and path options.
+ * @returns The engine.
+ * @internal
+ */
+export function selectEngine(settings: EngineSettings): SandboxEngine {
+  return settings.wanted.filesystem ? bubblewrapEngine(settings) : namespaceEngine(settings)
+}
+
+function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
+  const probe = probeBubblewrap()
+  if (!probe.available || probe.bwrap === undefined) {
+    return {
+      name: 'unavailable',
+      isolation: NOTHING,
+      unavailableReason: probe.reason,
+      launch: () => {
+        throw new Error('the OS sandbox is unavailable')
+      },
+      status: (exitCode, signal) => ({ exitCode, signal, hint: '' }),
+    }
+  }
+  const wantNetwork = !settings.allowNetwork && settings.wanted.network
+  if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
+  const unshareNetwork = wantNetwork && probe.network
+  const bwrap = probe.bwrap
+  return {
+    name: 'bubblewrap',
+    // The PID namespace is not optional here: it is what makes /proc private
+    // and the kit's own process (and its environment) unreachable.
+    isolation: Object.freeze({ filesystem: true, network: unshareNetwork, pid: true }),
+    unavailableReason: undefined,
+    launch: (command) => ({
+      file: bwrap,
+      args: bubblewrapArgs(
+        {
+          root: command.root,
+          cwd: command.cwd,
+          unshareNetwork,
+          writable: settings.writable,
+          readOnly: settings.readOnly.map((entry) => ({
+            path: `${command.root}/${entry.replace(/\/+$/, '')}`,
+            directory: entry.endsWith('/'),
+          })),
+          unreadable: settings.unreadable,
+        },
+        command.file,
+        command.args,
+      ),
+      cwd: command.hostCwd,
+      env: withPrivateTmp(command.env, settings.explicitEnv),
+      contained: true,
+    }),
+    // bwrap's init reports a death by signal N as 128 + N (like a shell).
+    // Read it as the signal: `exit 137` on purpose is far rarer than a kill.
+    status: (exitCode, signal) => {
+      if (exitCode !== null && exitCode > 128 && exitCode <= 128 + 64) {
+        const name = signalName(exitCode - 128)
+        if (name !== undefined) return { exitCode: null, signal: name, hint: '' }
+      }
+      return { exitCode, signal, hint: '' }
+    },
+  }
+}
+
+const TMP_VARIABLES = ['TMPDIR', 'TMP', 'TEMP'] as const
+
+/**
+ * The host's temp folder is read-only (or hidden) inside the OS sandbox:
+ * point the temp variables inherited from the host at the private `/tmp`,
+ * unless `Sandbox.env` set them on purpose.
+ */
+function withPrivateTmp(env: Record<string, string>, explicit: Readonly<Record<string, string>>): Record<string, string> {
+  for (const name of TMP_VARIABLES) if (name in env && !(name in explicit)) env[name] = '/tmp'
+  return env
+}
+
+function namespaceEngine(settings: EngineSettings): SandboxEngine {
+  const wantNetwork = !settings.allowNetwork && settings.wanted.network
+  const wantPid = settings.wanted.pid
+  let network = false
+  let pid = false
+  if (wantNetwork || wantPid) {
+    const probe = probeIsolation()
+    if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
+    if (wantPid && !probe.pid) warnNotIsolated('pid', probe.reason)
+    network = wantNetwork && probe.network
+    pid = wantPid && probe.pid
+  }
+  return {
+    name: network || pid ? 'unshare' : 'direct',
+    isolation: Object.freeze({ filesystem: false, network, pid }),
+    unavailableReason: undefined,
+    launch: (command) => {
+      const wrapped = wrapInNamespaces(command.file, command.args, { network, pid })
+      return { file: wrapped.file, args: wrapped.args, cwd: command.hostCwd, env: command.env, contained: pid }
+    },
+    // Inside unshare's PID namespace the status comes through a shell, which
+    // reports a death by signal N as 128 + N: say what it probably means, claim nothing.
+    status: (exitCode, signal) => {
+      if (!pid || exitCode === null || exitCode <= 128 || exitCode > 128 + 64) return { exitCode, signal, hint: '' }
+      const name = signalName(exitCode - 128)
+      return {
+        exitCode,
+        signal,
+        hint: name ? ` (probably killed by ${name}: the status came through a shell, where 128 + N also means signal N)` : '',
+      }
+    },
+  }
+}
