@@ -11,7 +11,7 @@
  * @module
  */
 import { spawnSync } from 'node:child_process'
-import { lstatSync, realpathSync, type Stats } from 'node:fs'
+import { lstatSync, readFileSync, realpathSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { findSystemExecutable } from './isolation.js'
 
@@ -166,8 +166,9 @@ function isWithin(inner: string, outer: string): boolean {
  *
  * @remarks
  * Mounts are applied in order, later ones on top: the read-only host, the
- * private `/tmp` and `/run`, the writable paths and the root, the read-only
- * paths inside the root, then the masks over unreadable paths. Paths are
+ * private `/tmp` and `/run`, the writable paths and the root, `/dev/null`
+ * over every host Unix socket that is still visible, the read-only paths
+ * inside the root, then the masks over unreadable paths. Paths are
  * resolved to their real locations first (a mount follows symlinks), and
  * paths that do not exist are skipped, except a read-only directory inside
  * the root whose parent exists (`.git/hooks` in a repository without hooks):
@@ -189,6 +190,9 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     if (real !== undefined) argv.push('--bind', real, real)
   }
   argv.push('--bind', policy.root, policy.root)
+  // A read-only mount does not stop connect(): a host daemon's socket visible
+  // anywhere (docker.sock, a database, an agent in $HOME) must be covered.
+  for (const socket of hostSocketPaths()) argv.push('--ro-bind', '/dev/null', socket)
   for (const { path: inside, directory } of policy.readOnly) {
     const real = realpathOrUndefined(inside)
     if (real !== undefined) {
@@ -204,10 +208,42 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     // Hiding the root (or a folder around it) would hide the work itself: the root wins.
     if (isWithin(policy.root, real)) continue
     if (lstatOrUndefined(real)?.isDirectory()) argv.push('--perms', '0500', '--tmpfs', real, '--remount-ro', real)
-    else argv.push('--ro-bind', '/dev/null', real)
+    // A plain --ro-bind mounts nodev (opening the device would be EACCES): bind
+    // /dev/null as a device, so the file reads as empty and writes vanish.
+    else argv.push('--dev-bind', '/dev/null', real)
   }
   argv.push('--chdir', policy.cwd, '--', file, ...args)
   return argv
+}
+
+/** Folders that are private inside the sandbox: sockets there are out of reach already. */
+const PRIVATE_PREFIXES = ['/tmp/', '/run/', '/var/run/', '/dev/', '/proc/']
+
+/**
+ * The path-bound Unix sockets of the host (every one the kernel lists in
+ * `/proc/net/unix` for this network namespace, listening or datagram) that
+ * would be visible inside: `/dev/null` is bound over each, so a connect
+ * fails with `ECONNREFUSED`. Not covered: sockets bound with a relative
+ * path, sockets of other network namespaces, and sockets created on the
+ * host after the command started.
+ */
+function hostSocketPaths(): string[] {
+  let table: string
+  try {
+    table = readFileSync('/proc/net/unix', 'latin1')
+  } catch {
+    return []
+  }
+  const paths = new Set<string>()
+  for (const line of table.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path — the path may hold spaces.
+    const match = /^\s*\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(\/.*)$/.exec(line)
+    const socket = match?.[1]
+    if (socket === undefined || PRIVATE_PREFIXES.some((prefix) => socket.startsWith(prefix))) continue
+    const real = realpathOrUndefined(socket)
+    if (real !== undefined && !PRIVATE_PREFIXES.some((prefix) => real.startsWith(prefix)) && lstatOrUndefined(real)?.isSocket()) paths.add(real)
+  }
+  return [...paths]
 }
 
 /**
