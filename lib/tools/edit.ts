@@ -4,8 +4,7 @@
  * @module
  */
 import { isUtf8 } from 'node:buffer'
-import { applyPatch, parsePatch, type StructuredPatch } from 'diff'
-import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE, E_TOOL_PATCH_FAILED, E_TOOL_PATCH_TOO_LARGE } from '../exceptions.js'
+import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE, E_TOOL_PATCH_TOO_LARGE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
@@ -14,6 +13,7 @@ import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbo
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 import { decodeText } from './read.js'
+import { applyFilePatch, parseFilePatch } from './unified_diff.js'
 
 /** Arguments of `edit`. */
 export interface EditArgs {
@@ -42,62 +42,27 @@ const editSchema: ObjectSchema<EditArgs> = validator.object<EditArgs>({
     .description('A unified diff of that one file (---/+++ headers optional, at least one @@ hunk)'),
 })
 
-function patchFailed(path: string, message: string, extra: Record<string, unknown> = {}, cause?: unknown): E_TOOL_PATCH_FAILED {
-  return new E_TOOL_PATCH_FAILED(`Patch not applied to ${JSON.stringify(path)}: ${message}; the file is unchanged`, {
-    ...(cause === undefined ? {} : { cause }),
-    details: { path, ...extra },
-  })
-}
-
-/** Parse the patch, insisting on exactly one file with at least one hunk. */
-function parseSingleFilePatch(path: string, patch: string): StructuredPatch {
-  let parsed: StructuredPatch[]
-  try {
-    parsed = parsePatch(patch)
-  } catch (error) {
-    throw patchFailed(path, `it is not a valid unified diff (${error instanceof Error ? error.message : String(error)})`, {}, error)
-  }
-  const withContent = parsed.filter((file) => file.hunks.length > 0 || file.isBinary || file.isRename || file.isCopy)
-  if (withContent.length === 0) {
-    throw patchFailed(path, 'it contains no hunks (a unified diff needs at least one "@@ -a,b +c,d @@" section)')
-  }
-  if (parsed.length > 1) {
-    const names = parsed.map((file) => file.newFileName ?? file.oldFileName ?? '?')
-    throw patchFailed(path, `it patches ${parsed.length} files (${names.join(', ')}); edit applies one file's diff per call`, {
-      files: names,
-    })
-  }
-  const file = parsed[0]!
-  if (file.isBinary) throw patchFailed(path, 'it is a binary patch')
-  return file
-}
-
-function hunkHeader(hunk: StructuredPatch['hunks'][number]): string {
-  return `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`
-}
-
-/** Find which hunk makes the patch fail: the first prefix of hunks that does not apply. */
-function firstFailingHunk(source: string, file: StructuredPatch): number {
-  for (let count = 1; count <= file.hunks.length; count++) {
-    if (applyPatch(source, { ...file, hunks: file.hunks.slice(0, count) }) === false) return count - 1
-  }
-  return file.hunks.length - 1
-}
-
 /**
  * The built-in `edit` tool: applies a unified diff to an existing file and
  * returns `"ok"`.
  *
  * @remarks
- * Uses `diff.applyPatch` (exact context, no fuzz) with line-ending
- * conversion, so an LF patch applies to a CRLF file and the file stays CRLF.
+ * Uses `diff.parsePatch` and `diff.applyPatch` (exact context, no fuzz; a
+ * hunk may match away from the line its header names). The file's own line
+ * ending wins: added lines get it whatever the patch uses, untouched lines
+ * keep theirs; in a file that mixes CRLF and LF, added lines get the more
+ * frequent one (LF on a tie).
  * Refuses, leaving the file untouched: a patch over `maxOutputBytes`
  * (`TOOL_PATCH_TOO_LARGE`), a missing file (`TOOL_FILE_NOT_FOUND`), a file over
- * the limit (`TOOL_FILE_TOO_LARGE`) or binary (`TOOL_BINARY_FILE`), and an
- * empty, malformed or multi-file patch or a hunk that does not match
- * (`TOOL_PATCH_FAILED`, naming the first failing hunk and its header). The
- * result is written back atomically. Events and journals record
- * `{ path, patchBytes, patchHash }`. `sideEffect: true`, `idempotent: false`.
+ * the limit (`TOOL_FILE_TOO_LARGE`) or binary (`TOOL_BINARY_FILE`), and
+ * (`TOOL_PATCH_FAILED`) an empty, malformed or multi-file patch, a hunk with
+ * no lines, hunks out of order, a hunk starting far past the end of the file,
+ * a rename, copy, deletion or mode change, a hunk that does not match (naming
+ * the first failing hunk and its header), or a search for hunks that would
+ * take over 100,000 line comparisons besides the patch's own lines: no call
+ * holds the event loop for long. The result is written back atomically. Events and journals
+ * record `{ path, patchBytes, patchHash }`. `sideEffect: true`,
+ * `idempotent: false`.
  */
 export class EditTool extends Tool<any, EditArgs> {
   /**
@@ -161,20 +126,7 @@ async function patchedContent(resolved: ResolvedPath, limit: number, path: strin
       details: { path },
     })
   }
-  const file = parseSingleFilePatch(path, patch)
-  const patched = applyPatch(source, file, { autoConvertLineEndings: true })
-  if (patched === false) {
-    const index = firstFailingHunk(source, file)
-    const hunk = file.hunks[index]!
-    const expected = hunk.lines.filter((line) => !line.startsWith('+') && !line.startsWith('\\')).map((line) => line.slice(1))
-    throw patchFailed(
-      path,
-      `hunk ${index + 1} of ${file.hunks.length} (${hunkHeader(hunk)}) does not match the current content: ` +
-        `the lines it expects (${JSON.stringify(expected.slice(0, 6).join('\n'))}${expected.length > 6 ? '…' : ''}) ` +
-        'were not found; read the file again and rebuild the patch from its current content',
-      { hunk: index + 1, hunks: file.hunks.length, header: hunkHeader(hunk) },
-    )
-  }
+  const patched = applyFilePatch(path, source, parseFilePatch(path, patch))
   assertNotAborted(signal, `writing ${JSON.stringify(path)}`)
   return patched
 }

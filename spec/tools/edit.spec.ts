@@ -138,3 +138,84 @@ describe('edit', () => {
     expect(JSON.stringify(starts)).not.toContain('line two')
   })
 })
+
+describe('edit never answers "ok" without applying what the patch asked for', () => {
+  beforeEach(() => fs.writeFileSync(file(), 'alpha\nbeta\ngamma\n'))
+
+  it.each([
+    ['a hunk written on its header line', '@@ -1,1 +1,1 @@ -alpha +ALPHA', /hunk 1 of 1 \(@@ -1,1 \+1,1 @@\) has no lines \(the text after the second "@@" .* is a section heading/],
+    ['lines broken by bare CRs', '@@ -1,1 +1,1 @@\r-alpha\r+ALPHA\r', /has no lines \(the patch breaks its lines with a bare carriage return/],
+    ['lines broken by U+2028', '@@ -1,1 +1,1 @@\u2028-alpha\u2028+ALPHA\u2028', /has no lines \(the patch breaks its lines with U\+2028/],
+    ['a header and nothing else', '@@ -1 +1 @@', /hunk 1 of 1 \(@@ -1 \+1 @@\) has no lines \(the patch is a single line\)/],
+    ['an empty second hunk', '@@ -1 +1 @@\n-alpha\n+ALPHA\n@@ -3,0 +3,0 @@\n', /hunk 2 of 2 \(@@ -3,0 \+3,0 @@\) has no lines/],
+  ])('%s → TOOL_PATCH_FAILED saying the hunk has no lines', async (_label, patch, message) => {
+    const error = await failure(fx.tools.edit, { path: 'f.txt', patch })
+    expect(error.code).toBe('TOOL_PATCH_FAILED')
+    expect(error.message).toMatch(message)
+    expect(contents()).toBe('alpha\nbeta\ngamma\n')
+  })
+
+  it.each([
+    ['a rename', 'diff --git a/f.txt b/g.txt\nsimilarity index 100%\nrename from f.txt\nrename to g.txt\n', /renames a\/f\.txt to b\/g\.txt/],
+    ['a copy', 'diff --git a/f.txt b/g.txt\nsimilarity index 100%\ncopy from f.txt\ncopy to g.txt\n', /copies a\/f\.txt to b\/g\.txt/],
+    ['a deletion', '--- a/f.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-alpha\n-beta\n-gamma\n', /deletes the file/],
+    ['a mode change', 'diff --git a/f.txt b/f.txt\nold mode 100644\nnew mode 100755\n', /changes the file mode from 100644 to 100755/],
+    [
+      'a mode change with a hunk',
+      'diff --git a/f.txt b/f.txt\nold mode 100644\nnew mode 100755\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-alpha\n+ALPHA\n',
+      /changes the file mode from 100644 to 100755/,
+    ],
+    ['a new file over one that has content', '--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+delta\n', /creates the file .* already has content/],
+  ])('%s → TOOL_PATCH_FAILED (edit changes content in place, nothing else)', async (_label, patch, message) => {
+    const error = await failure(fx.tools.edit, { path: 'f.txt', patch })
+    expect(error.code).toBe('TOOL_PATCH_FAILED')
+    expect(error.message).toMatch(message)
+    expect(contents()).toBe('alpha\nbeta\ngamma\n')
+    expect(fs.readdirSync(fx.root)).toEqual(['f.txt'])
+  })
+
+  it('applies a new-file patch to an empty file', async () => {
+    fs.writeFileSync(file(), '')
+    expect(await call(fx.tools.edit, { path: 'f.txt', patch: '--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n' })).toBe('ok')
+    expect(contents()).toBe('one\ntwo\n')
+  })
+
+  it('refuses hunks out of file order instead of applying one over text already copied', async () => {
+    fs.writeFileSync(file(), original)
+    const patch = '@@ -9,1 +9,1 @@\n-line 9\n+line nine\n@@ -2,0 +3,1 @@\n+line 2.5\n'
+    const error = await failure(fx.tools.edit, { path: 'f.txt', patch })
+    expect(error.code).toBe('TOOL_PATCH_FAILED')
+    expect(error.message).toMatch(/hunk 2 of 2 \(@@ -2,0 \+3,1 @@\) starts before the end of hunk 1 \(@@ -9,1 \+9,1 @@\)/)
+    expect(contents()).toBe(original)
+  })
+
+  it('refuses an insertion-only hunk that an earlier hunk\'s offset pushes past the end', async () => {
+    // Hunk 1 says line 1 but matches line 3 (offset +2), so hunk 2 would land at line 6 of a 3-line file.
+    const patch = '@@ -1,1 +1,1 @@\n-gamma\n+GAMMA\n@@ -3,0 +4,1 @@\n+delta\n'
+    const error = await failure(fx.tools.edit, { path: 'f.txt', patch })
+    expect(error.code).toBe('TOOL_PATCH_FAILED')
+    expect(error.message).toMatch(/moved an insertion-only hunk past the end of the file \(3 lines\)/)
+    expect(contents()).toBe('alpha\nbeta\ngamma\n')
+  })
+})
+
+describe('edit keeps the file\'s line endings, whatever the patch uses', () => {
+  const edit = async (before: string, patch: string): Promise<string> => {
+    fs.writeFileSync(file(), before)
+    expect(await call(fx.tools.edit, { path: 'f.txt', patch })).toBe('ok')
+    return contents()
+  }
+
+  it.each([
+    ['an LF added line in a CRLF patch, CRLF file', 'x\r\na\r\ny\r\n', '@@ -1,3 +1,3 @@\n x\r\n-a\r\n+c\n y\r\n', 'x\r\nc\r\ny\r\n'],
+    ['CRLF and LF added lines, LF file', 'a\nb\n', '@@ -1,2 +1,3 @@\n-a\n+c\r\n+d\n b\n', 'c\nd\nb\n'],
+    ['an all-LF patch, file mostly CRLF (its LF line stays LF)', 'a\r\nb\nc\r\n', '@@ -1,2 +1,2 @@\n-a\n+A\n b\n', 'A\r\nb\nc\r\n'],
+    ['an all-CRLF patch, file mostly LF (its CRLF line stays CRLF)', 'a\nb\nc\r\nd\n', '@@ -3,2 +3,3 @@\r\n c\r\n-d\r\n+D\r\n+E\r\n', 'a\nb\nc\r\nD\nE\n'],
+    ['an append after a CRLF file\'s unterminated last line', 'a\r\nb', '@@ -2,0 +3,1 @@\n+c\n', 'a\r\nb\r\nc'],
+    ['a newline added at the end of a CRLF file', 'a\r\nb', '@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+b\n', 'a\r\nb\r\n'],
+    ['a newline removed at the end of a CRLF file', 'a\r\nb\r\n', '@@ -2 +2 @@\n-b\n+b\n\\ No newline at end of file\n', 'a\r\nb'],
+    ['a CRLF patch on an empty file', '', '@@ -0,0 +1,2 @@\r\n+a\r\n+b\r\n', 'a\r\nb\r\n'],
+  ])('%s', async (_label, before, patch, after) => {
+    expect(await edit(before, patch)).toBe(after)
+  })
+})

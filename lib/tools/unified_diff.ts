@@ -1,0 +1,401 @@
+/**
+ * Applying a unified diff to the text of one file, for `edit`.
+ *
+ * `parsePatch` and `applyPatch` from `diff` do the work. This module checks
+ * what goes into them and what comes out, because on their own they: answer
+ * "applied" for a hunk they read without lines; search synchronously as far
+ * as a hunk's line number says (line 1e20: forever); pad the file with blank
+ * lines for an insertion past its end; apply out-of-order hunks over text
+ * already copied; and leave the patch's line endings in the file.
+ *
+ * @module
+ */
+import { applyPatch, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff'
+import { E_TOOL_PATCH_FAILED } from '../exceptions.js'
+
+/**
+ * How far past the file's last line a hunk that has lines to match (context
+ * or removed lines) may say it starts. Its header line number is only where
+ * the search begins, so a slightly wrong one is harmless; one far past the
+ * end means the patch was made for another file.
+ */
+export const HUNK_START_MARGIN_LINES = 1000
+
+/**
+ * Line comparisons the search for hunks may make on top of one per line the
+ * patch expects to find (what a patch costs when every hunk is where its
+ * header says). Enough to scan a 50,000-line file for a misplaced hunk (a
+ * 200,000-byte file has ~5,000 lines of code); ~10–20 ms of work, so one call
+ * never holds the event loop for long.
+ */
+export const SEARCH_COMPARISONS = 100_000
+
+/** A patch for one file, parsed and checked to be something `edit` can apply. */
+export interface FilePatch {
+  /** What `parsePatch` made of it. */
+  readonly file: StructuredPatch
+  /**
+   * Each hunk's `@@ … @@` header as written in the patch, for messages (the
+   * parsed numbers lose digits past 2^53).
+   */
+  readonly headers: readonly string[]
+  /** The patch creates its file (`--- /dev/null` or `new file mode`). */
+  readonly createsFile: boolean
+  /** The patch as given. */
+  readonly text: string
+}
+
+/**
+ * The refusal every check in this module throws.
+ *
+ * @param path - The file path as the caller gave it.
+ * @param message - Why, written for a model to act on.
+ * @param extra - More `details`.
+ * @param cause - The underlying error, if any.
+ * @returns The exception, to throw.
+ */
+export function patchFailed(path: string, message: string, extra: Record<string, unknown> = {}, cause?: unknown): E_TOOL_PATCH_FAILED {
+  return new E_TOOL_PATCH_FAILED(`Patch not applied to ${JSON.stringify(path)}: ${message}; the file is unchanged`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { path, ...extra },
+  })
+}
+
+/**
+ * Parse a patch and insist on exactly one file, content changes only, and
+ * hunks that have lines and come in file order.
+ *
+ * @param path - The file path as the caller gave it (for messages).
+ * @param patch - The unified diff.
+ * @returns The parsed patch.
+ * @throws {@link E_TOOL_PATCH_FAILED} naming what is wrong.
+ */
+export function parseFilePatch(path: string, patch: string): FilePatch {
+  let parsed: StructuredPatch[]
+  try {
+    parsed = parsePatch(patch)
+  } catch (error) {
+    throw patchFailed(path, `it is not a valid unified diff (${error instanceof Error ? error.message : String(error)})`, {}, error)
+  }
+  // First: a rename or mode change with no hunks is not "no hunks" but something edit does not do.
+  if (parsed.length === 1) refuseFileOperations(path, parsed[0]!)
+  const withContent = parsed.filter((file) => file.hunks.length > 0 || file.isBinary || file.isRename || file.isCopy)
+  if (withContent.length === 0) {
+    throw patchFailed(path, 'it contains no hunks (a unified diff needs at least one "@@ -a,b +c,d @@" section)')
+  }
+  if (parsed.length > 1) {
+    const names = parsed.map((file) => file.newFileName ?? file.oldFileName ?? '?')
+    throw patchFailed(path, `it patches ${parsed.length} files (${names.join(', ')}); edit applies one file's diff per call`, {
+      files: names,
+    })
+  }
+  const file = parsed[0]!
+  if (file.isBinary) throw patchFailed(path, 'it is a binary patch')
+  const headers = hunkHeaders(patch, file.hunks)
+  file.hunks.forEach((hunk, index) => {
+    if (!hunk.lines.some((line) => !line.startsWith('\\'))) throw emptyHunk(path, patch, headers, index)
+  })
+  for (let index = 1; index < file.hunks.length; index++) {
+    const previous = file.hunks[index - 1]!
+    // An earlier-placed hunk would be applied over text the library has already copied out.
+    if (file.hunks[index]!.oldStart < previous.oldStart + previous.oldLines) {
+      throw patchFailed(
+        path,
+        `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) starts before the end of hunk ${index} (${headers[index - 1]}): ` +
+          'hunks must follow each other in file order without overlapping; merge overlapping hunks into one',
+        hunkDetails(file, headers, index),
+      )
+    }
+  }
+  return { file, headers, createsFile: file.isCreate === true || file.oldFileName === '/dev/null', text: patch }
+}
+
+/**
+ * Apply a parsed patch to a file's text.
+ *
+ * @remarks
+ * Line endings: the file's own ending wins. Context and removed lines match
+ * whatever their ending (`a` matches `a\r\n`). Lines the patch leaves in place
+ * keep theirs; every added line (and a last line that gains a line break)
+ * gets the file's ending: the one it uses, or for a file that mixes CRLF and
+ * LF the more frequent (LF on a tie); a file with no line break yet takes the
+ * patch's own, counted the same way.
+ *
+ * @param path - The file path as the caller gave it (for messages).
+ * @param source - The file's current text.
+ * @param patch - What {@link parseFilePatch} returned.
+ * @returns The patched text.
+ * @throws {@link E_TOOL_PATCH_FAILED} for a hunk outside the file, one that
+ *   does not match (named), a search over {@link SEARCH_COMPARISONS}, or a
+ *   creation patch for a file that has content.
+ */
+export function applyFilePatch(path: string, source: string, patch: FilePatch): string {
+  const { file, headers } = patch
+  if (patch.createsFile && source !== '') {
+    throw patchFailed(
+      path,
+      `it creates the file (its old side is /dev/null), but ${JSON.stringify(path)} already has content; ` +
+        'use write to replace the whole file, or make the diff against its current content',
+    )
+  }
+  const fileLines = countLines(source)
+  refuseHunksPastTheEnd(path, file, headers, fileLines)
+  const eol = lineEndingOf(source, file)
+  const marker = unusedMarker(source, patch.text)
+  // The file's unterminated last line is marked too: if the patch adds lines
+  // after it, the library joins it to them with a bare "\n".
+  const text = source === '' || source.endsWith('\n') ? source : source + marker
+  const prepared = withMarkedLines(file, marker)
+  const budget = { left: SEARCH_COMPARISONS + file.hunks.reduce((sum, hunk) => sum + hunk.oldLines, 0) }
+  const options = { autoConvertLineEndings: false, compareLine: lineComparer(marker, budget) }
+  let patched: string | false
+  try {
+    patched = applyPatch(text, prepared, options)
+  } catch (error) {
+    if (error instanceof SearchLimitReached) throw searchLimit(path, file)
+    throw error
+  }
+  if (patched === false) throw mismatch(path, text, prepared, file, headers, marker)
+  if (countLines(patched) !== fileLines + lineCountChange(file)) {
+    // Possible only for an insertion-only hunk (nothing to match) that an
+    // earlier hunk's offset pushed past the end: the library pads with blank lines.
+    throw patchFailed(
+      path,
+      `its hunks do not fit the file: an earlier hunk matched away from the line its header names, which moved an insertion-only hunk past the end of the file (${fileLines} lines); ` +
+        'give every hunk the line numbers of the current file',
+      { fileLines },
+    )
+  }
+  const restored = patched.split(marker + '\n').join(eol)
+  return restored.endsWith(marker) ? restored.slice(0, -marker.length) : restored
+}
+
+/** Added minus removed lines: how many lines the patch adds to the file. */
+function lineCountChange(file: StructuredPatch): number {
+  let change = 0
+  for (const hunk of file.hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) change++
+      else if (line.startsWith('-')) change--
+    }
+  }
+  return change
+}
+
+/** Renames, copies, deletions and mode changes are not content: applying only the hunks would answer "ok" for less. */
+function refuseFileOperations(path: string, file: StructuredPatch): void {
+  const action = file.isRename
+    ? `renames ${file.oldFileName ?? '?'} to ${file.newFileName ?? '?'}`
+    : file.isCopy
+      ? `copies ${file.oldFileName ?? '?'} to ${file.newFileName ?? '?'}`
+      : file.isDelete || file.newFileName === '/dev/null'
+        ? 'deletes the file'
+        : !file.isCreate && file.oldMode !== undefined && file.newMode !== undefined && file.oldMode !== file.newMode
+          ? `changes the file mode from ${file.oldMode} to ${file.newMode}`
+          : undefined
+  if (action !== undefined) {
+    throw patchFailed(
+      path,
+      `it ${action}, which edit does not do: edit changes the content of the one file named by "path", in place; ` +
+        'send only the content hunks (and use bash for mv, cp, rm or chmod)',
+    )
+  }
+}
+
+/** Each hunk's header as written; parsePatch starts a hunk at every line that begins with "@@" and a blank. */
+function hunkHeaders(patch: string, hunks: readonly StructuredPatchHunk[]): string[] {
+  const written = patch.split('\n').filter((line) => /^@@\s/.test(line))
+  return hunks.map((hunk, index) => {
+    const line = written.length === hunks.length ? written[index]! : ''
+    const header = /^@@ [^\r\n\u2028\u2029]*? @@/.exec(line)?.[0]
+    if (header !== undefined && header.length <= 120) return header
+    return `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`
+  })
+}
+
+function hunkDetails(file: StructuredPatch, headers: readonly string[], index: number): Record<string, unknown> {
+  return { hunk: index + 1, hunks: file.hunks.length, header: headers[index] }
+}
+
+function emptyHunk(path: string, patch: string, headers: readonly string[], index: number): E_TOOL_PATCH_FAILED {
+  const hunks = headers.length
+  const headerLine = patch.split('\n').filter((line) => /^@@\s/.test(line))[index] ?? ''
+  const heading = headerLine.slice(headers[index]!.length).trim()
+  const why = /\r(?!\n)/.test(patch)
+    ? ' (the patch breaks its lines with a bare carriage return "\\r"; a unified diff ends each line with "\\n")'
+    : /[\u2028\u2029]/.test(patch)
+      ? ' (the patch breaks its lines with U+2028/U+2029, which are not line breaks in a unified diff; end each line with "\\n")'
+      : heading !== ''
+        ? ` (the text after the second "@@" on the header line, ${JSON.stringify(heading.slice(0, 60))}, is a section heading, not hunk content)`
+        : !patch.includes('\n')
+          ? ' (the patch is a single line)'
+          : ''
+  return patchFailed(
+    path,
+    `hunk ${index + 1} of ${hunks} (${headers[index]}) has no lines${why}: put each line of a hunk on a line of its own after the @@ header, ` +
+      'starting with " " (unchanged), "-" (removed) or "+" (added)',
+    { hunk: index + 1, hunks, header: headers[index] },
+  )
+}
+
+/**
+ * The library starts its search at the hunk's line and walks back one line at
+ * a time, synchronously, and applies an insertion-only hunk wherever it says:
+ * refuse positions far past the end before it is called.
+ */
+function refuseHunksPastTheEnd(path: string, file: StructuredPatch, headers: readonly string[], fileLines: number): void {
+  file.hunks.forEach((hunk, index) => {
+    // oldStart of an insertion-only hunk is the line it goes before (parsePatch adds 1 to "-N,0").
+    const last = hunk.oldLines > 0 ? fileLines + 1 + HUNK_START_MARGIN_LINES : fileLines + 1
+    if (hunk.oldStart <= last) return
+    throw patchFailed(
+      path,
+      `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) starts past the end of the file: ` +
+        `${JSON.stringify(path)} has ${fileLines} line${fileLines === 1 ? '' : 's'}; read the file again and rebuild the patch with its current line numbers`,
+      { ...hunkDetails(file, headers, index), fileLines },
+    )
+  })
+}
+
+/** Lines in `text`: line breaks, plus one for a last line without one. */
+function countLines(text: string): number {
+  if (text === '') return 0
+  let breaks = 0
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) breaks++
+  return text.endsWith('\n') ? breaks : breaks + 1
+}
+
+/** The ending added lines get: the file's (its majority), or for a file without line breaks the patch's. */
+function lineEndingOf(source: string, file: StructuredPatch): '\n' | '\r\n' {
+  let crlf = 0
+  let lf = 0
+  for (let at = source.indexOf('\n'); at !== -1; at = source.indexOf('\n', at + 1)) {
+    if (at > 0 && source.charCodeAt(at - 1) === 13) crlf++
+    else lf++
+  }
+  if (crlf + lf === 0) {
+    for (const hunk of file.hunks) {
+      hunk.lines.forEach((line, index) => {
+        if (line.startsWith('\\') || hunk.lines[index + 1]?.startsWith('\\')) return
+        if (line.endsWith('\r')) crlf++
+        else lf++
+      })
+    }
+  }
+  return crlf > lf ? '\r\n' : '\n'
+}
+
+/**
+ * A suffix that occurs in neither text: a run of U+E000 (private use) one
+ * longer than any run already there. It marks lines whose line break must
+ * become the file's ending, which after `applyPatch` joined everything with
+ * "\n" could not be told apart from the file's own LF lines.
+ */
+function unusedMarker(...texts: string[]): string {
+  let longest = 0
+  for (const text of texts) {
+    if (!text.includes(MARK)) continue
+    for (const run of text.matchAll(/\uE000+/g)) longest = Math.max(longest, run[0].length)
+  }
+  return MARK.repeat(longest + 1)
+}
+
+const MARK = '\uE000'
+const MARK_CODE = 0xe000
+
+/** The patch with every line's CR dropped and every added line marked. */
+function withMarkedLines(file: StructuredPatch, marker: string): StructuredPatch {
+  return {
+    ...file,
+    hunks: file.hunks.map((hunk) => ({
+      ...hunk,
+      lines: hunk.lines.map((line) => {
+        if (line.startsWith('\\')) return line
+        const bare = line.endsWith('\r') ? line.slice(0, -1) : line
+        return line.startsWith('+') ? bare + marker : bare
+      }),
+    })),
+  }
+}
+
+class SearchLimitReached extends Error {}
+
+/**
+ * Line equality ignoring the file line's CR and marker, charged to `budget`:
+ * `applyPatch` calls it for every line it tries at every position it tries,
+ * so counting the calls bounds the whole search.
+ */
+function lineComparer(marker: string, budget: { left: number }) {
+  return (_lineNumber: number, line: string | undefined, _operation: string, content: string): boolean => {
+    if (--budget.left < 0) throw new SearchLimitReached()
+    if (line === undefined) return false
+    let end = line.length
+    // The char code test first: endsWith on every line of every try is measurable.
+    if (end > 0 && line.charCodeAt(end - 1) === MARK_CODE && line.endsWith(marker)) end -= marker.length
+    if (end > 0 && line.charCodeAt(end - 1) === 13) end--
+    return end === content.length && line.startsWith(content)
+  }
+}
+
+function searchLimit(path: string, file: StructuredPatch): E_TOOL_PATCH_FAILED {
+  return patchFailed(
+    path,
+    `locating its ${file.hunks.length === 1 ? 'hunk' : `${file.hunks.length} hunks`} took more than ${SEARCH_COMPARISONS} line comparisons (the search limit): ` +
+      'the context lines repeat all through the file; give each hunk the line numbers of the current file and fewer, more distinctive context lines',
+    { searchLimit: SEARCH_COMPARISONS },
+  )
+}
+
+/** The refusal for a patch that does not apply, naming the first hunk that does not match. */
+function mismatch(
+  path: string,
+  text: string,
+  prepared: StructuredPatch,
+  file: StructuredPatch,
+  headers: readonly string[],
+  marker: string,
+): E_TOOL_PATCH_FAILED {
+  const index = firstFailingHunk(text, prepared, marker)
+  if (index === undefined) {
+    return patchFailed(
+      path,
+      `it does not match the current content (the search limit was reached before the failing one of its ${file.hunks.length} hunks was found); ` +
+        'read the file again and rebuild the patch from its current content',
+    )
+  }
+  const hunk = file.hunks[index]!
+  const expected = hunk.lines
+    .filter((line) => !line.startsWith('+') && !line.startsWith('\\'))
+    .map((line) => line.slice(1).replace(/\r$/, ''))
+  return patchFailed(
+    path,
+    `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) does not match the current content: ` +
+      `the lines it expects (${JSON.stringify(expected.slice(0, 6).join('\n'))}${expected.length > 6 ? '…' : ''}) ` +
+      'were not found; read the file again and rebuild the patch from its current content',
+    hunkDetails(file, headers, index),
+  )
+}
+
+/**
+ * The first hunk that does not apply: whether the first k hunks apply only
+ * changes once as k grows, so a binary search over prefixes finds it. One
+ * search budget for all the attempts; `undefined` when it runs out.
+ */
+function firstFailingHunk(text: string, prepared: StructuredPatch, marker: string): number | undefined {
+  const budget = { left: SEARCH_COMPARISONS }
+  const options = { autoConvertLineEndings: false, compareLine: lineComparer(marker, budget) }
+  let low = 0
+  let high = prepared.hunks.length - 1
+  try {
+    while (low < high) {
+      const middle = (low + high) >> 1
+      const prefix = { ...prepared, hunks: prepared.hunks.slice(0, middle + 1) }
+      if (applyPatch(text, prefix, options) === false) high = middle
+      else low = middle + 1
+    }
+  } catch (error) {
+    if (error instanceof SearchLimitReached) return undefined
+    throw error
+  }
+  return low
+}
