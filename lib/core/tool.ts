@@ -251,6 +251,8 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
   readonly redact: ((args: Args) => unknown) | undefined
 
   readonly #handler: ToolHandler<Args>
+  /** `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
+  readonly #argsSchema: ObjectSchema<Args>
   #description: ToolDescription | undefined
 
   /**
@@ -269,6 +271,8 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
     this.name = valid.name
     this.description = valid.description
     this.inputSchema = valid.inputSchema
+    const required = valid.inputSchema.required()
+    this.#argsSchema = required.$_getFlag('label') === undefined ? required.label('args') : required
     this.artifactConstructor = valid.artifactConstructor
     this.meta = Registry.isRegistry(valid.meta) ? valid.meta : new Registry(valid.meta ?? {})
     this.ephemeral = valid.ephemeral
@@ -301,7 +305,9 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
 
   /**
    * Validate args against the input schema (async rules allowed, no type
-   * conversion, defaults applied).
+   * conversion, defaults applied). The args themselves are required, whatever
+   * the schema says: `undefined` is refused (`"args" is required`) like
+   * `null` or a non-object (`"args" must be of type object`).
    *
    * @param args - The raw arguments.
    * @returns The validated arguments.
@@ -313,7 +319,7 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
       // Straight to joi with one shared options object: `asyncValidateOrThrow`
       // spreads a fresh options object per call, which costs joi a slow
       // preferences merge and, at ~1 µs, most of the executor's overhead.
-      return (await this.inputSchema.validateAsync(args, VALIDATE_OPTIONS)) as Args
+      return (await this.#argsSchema.validateAsync(args, VALIDATE_OPTIONS)) as Args
     } catch (caught) {
       if (!validator.isError(caught)) throw caught
       const error = new ValidationException(caught)
@@ -333,7 +339,8 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
    * @remarks
    * Each call, in order:
    * 1. computes `callId` from the tool name and the **raw** args;
-   * 2. validates (a failure throws `E_INVALID_TOOL_ARGS` and emits nothing);
+   * 2. validates (a failure throws `E_INVALID_TOOL_ARGS` and emits nothing;
+   *    args that are `undefined`, `null` or not an object fail here too);
    * 3. emits `toolExecutionStart` (args redacted when `redact` is set; a
    *    `redact` that throws records {@link REDACTION_FAILED} instead, never
    *    the raw args, and the call goes on);

@@ -9,6 +9,8 @@ import {
   ValidationException,
   canonicalStringify,
   createDispatchContext,
+  createTools,
+  defineTool,
   sha256Hex,
   validator,
   type ToolCallInfo,
@@ -181,6 +183,46 @@ describe('Tool.executor validation', () => {
       E_INVALID_TOOL_ARGS,
     )
     expect(starts).toHaveLength(0)
+  })
+
+  describe('args that are not an object', () => {
+    // Every tool, built-in or not: the check belongs to Tool, not to each handler.
+    const tools = () => ({
+      ...createTools({ rootDir: process.cwd() }),
+      weather: weatherTool(),
+      noArgs: new Tool({ name: 'no_args', description: '', inputSchema: validator.object({}), handler: () => 'ran' }),
+      defined: defineTool({ name: 'defined', description: '', schema: validator.object({}), execute: async () => 'ran' }),
+    })
+
+    it.each([
+      ['undefined', undefined],
+      ['null', null],
+      ['a string', '{"path":"a"}'],
+      ['an array', [{ path: 'a' }]],
+    ])('%s is E_INVALID_TOOL_ARGS with no event and no warning, for every tool', async (_label, args) => {
+      const warnings: Error[] = []
+      const onWarning = (warning: Error): number => warnings.push(warning)
+      process.on('warning', onWarning)
+      try {
+        for (const [name, tool] of Object.entries(tools())) {
+          const { ctx, starts, ends } = recordingContext()
+          const error = await tool.executor(ctx)(args).catch((e: unknown) => e)
+          expect(error, name).toBeInstanceOf(E_INVALID_TOOL_ARGS)
+          expect((error as E_INVALID_TOOL_ARGS).message, name).toMatch(/"args" (is required|must be of type object)/)
+          expect((error as E_INVALID_TOOL_ARGS).cause, name).toBeInstanceOf(ValidationException)
+          expect([starts.length, ends.length], name).toEqual([0, 0])
+        }
+        // process warnings are emitted on the next tick
+        await new Promise((resolve) => setImmediate(resolve))
+        expect(warnings.map((w) => w.message)).toEqual([])
+      } finally {
+        process.off('warning', onWarning)
+      }
+    })
+
+    it('validate(undefined) rejects the same way', async () => {
+      await expect(weatherTool().validate(undefined)).rejects.toThrow(/Invalid arguments for tool "weather": "args" is required/)
+    })
   })
 
   it('validate() applies defaults and returns the validated value', async () => {
