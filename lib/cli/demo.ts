@@ -13,10 +13,12 @@ import type { ToolCallRow } from '../runner/journal.js'
 import type { TurnEvent } from '../runner/events.js'
 import { TurnRunner } from '../runner/turn_runner.js'
 import { DEMO_PROMPT, demoModel } from './demo_model.js'
+import { createTools } from '../tools/index.js'
 import { copyDemoProject } from './demo_project.js'
+import { enforcementLines } from './doctor.js'
 import type { ParsedCommandLine } from './options.js'
 import { writeOut, type CliIo } from './io.js'
-import { sandboxTools } from './sandbox_tools.js'
+import { commandSandbox } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
 /**
@@ -39,11 +41,18 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
   }
   try {
     const source = copyDemoProject(project)
-    const { read, grep, edit, bash } = sandboxTools({ ...parsed.sandbox, rootDir: project }, 'demo')
+    let sandbox = commandSandbox({ ...parsed.sandbox, rootDir: project }, 'demo')
+    const wanted = sandbox.enforcement
+    // The demo must run anywhere: without bubblewrap it opts out on its own, and says so.
+    if (wanted.engine === 'unavailable') sandbox = commandSandbox({ ...parsed.sandbox, rootDir: project, isolation: { filesystem: false } }, 'demo')
+    const { read, grep, edit, bash } = createTools(sandbox)
     const journal = new JsonlJournal(journalFile)
     out('toolsmith demo: a scripted agent fixes a failing test (no API key, no network)')
     out(`project   ${project}  (copy of ${source === 'embedded' ? 'the built-in demo project' : relativeOrAbsolute(source)})`)
     out(`journal   ${journalFile}`)
+    out('sandbox   what bash enforces here:')
+    if (wanted.engine === 'unavailable') out(`  OS sandbox unavailable (${wanted.unavailableReason}): the demo runs without it`)
+    for (const line of enforcementLines(sandbox.enforcement, project)) out(`  ${line}`)
     out()
     const runner = new TurnRunner({
       model: demoModel(),

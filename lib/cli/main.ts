@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `toolsmith` command: `mcp`, `call`, `describe` and `demo`.
+ * The `toolsmith` command: `mcp`, `call`, `describe`, `demo` and `doctor`.
  *
  * @module
  */
@@ -8,6 +8,7 @@ import { errorSummary } from '../exceptions.js'
 import { runCall } from './call.js'
 import { runDemo } from './demo.js'
 import { runDescribe } from './describe.js'
+import { runDoctor } from './doctor.js'
 import { writeOut, type CliIo } from './io.js'
 import { runMcp } from './mcp.js'
 import { parseCommandLine } from './options.js'
@@ -15,7 +16,7 @@ import { oneLine } from './sandbox_tools.js'
 import { CliUsageError, HELP } from './usage.js'
 import { packageVersion } from './version.js'
 
-const COMMANDS = { mcp: runMcp, call: runCall, describe: runDescribe, demo: runDemo } as const
+const COMMANDS = { mcp: runMcp, call: runCall, describe: runDescribe, demo: runDemo, doctor: runDoctor } as const
 
 /**
  * Run the program.

@@ -9,15 +9,17 @@ import { CliUsageError } from './usage.js'
 
 /** The commands, and the options each accepts besides `--help`. */
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'max-output-bytes', 'timeout-ms'],
-  call: ['root', 'allow-network', 'max-output-bytes', 'timeout-ms'],
-  describe: ['root', 'allow-network', 'max-output-bytes', 'timeout-ms', 'provider'],
-  demo: ['allow-network', 'max-output-bytes', 'timeout-ms', 'keep'],
+  mcp: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms'],
+  call: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms'],
+  describe: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
+  demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
+  doctor: ['root', 'allow-network', 'no-os-sandbox'],
 }
 
 const ALL_OPTIONS = {
   root: { type: 'string' },
   'allow-network': { type: 'boolean' },
+  'no-os-sandbox': { type: 'boolean' },
   'max-output-bytes': { type: 'string' },
   'timeout-ms': { type: 'string' },
   provider: { type: 'string' },
@@ -36,7 +38,7 @@ export interface ParsedCommandLine {
   help: boolean
   /** Whether `--version` was given. */
   version: boolean
-  /** The sandbox options from `--root`, `--allow-network`, `--max-output-bytes`, `--timeout-ms`. */
+  /** The sandbox options from `--root`, `--allow-network`, `--no-os-sandbox`, `--max-output-bytes`, `--timeout-ms`. */
   sandbox: SandboxOptions
   /** `--provider`, for `describe`. */
   provider: string | undefined
@@ -61,7 +63,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const { values, positionals } = parsed
   const [command, ...args] = positionals
   if (command !== undefined && !(command in COMMAND_OPTIONS)) {
-    throw new CliUsageError(`Unknown command "${command}"; expected mcp, call, describe or demo`)
+    throw new CliUsageError(`Unknown command "${command}"; expected mcp, call, describe, demo or doctor`)
   }
   if (command !== undefined) {
     const allowed = COMMAND_OPTIONS[command]!
@@ -77,6 +79,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sandbox.rootDir = values.root
   }
   if (values['allow-network']) sandbox.allowNetwork = true
+  if (values['no-os-sandbox']) sandbox.isolation = { filesystem: false }
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
   return {

@@ -19,14 +19,25 @@ import { CliUsageError } from './usage.js'
  * @throws {@link CliUsageError} when the sandbox cannot be created.
  */
 export function sandboxTools(options: SandboxOptions, command: string): BuiltinTools {
+  return createTools(commandSandbox(options, command))
+}
+
+/**
+ * Create the sandbox of a command, turning a bad `--root` or option into a
+ * usage error.
+ *
+ * @param options - Sandbox options from the command line.
+ * @param command - The command, for the error's help pointer.
+ * @returns The sandbox.
+ * @throws {@link CliUsageError} when the sandbox cannot be created.
+ */
+export function commandSandbox(options: SandboxOptions, command: string): Sandbox {
   if (options.rootDir !== undefined) assertDirectory(options.rootDir, command)
-  let sandbox: Sandbox
   try {
-    sandbox = new Sandbox(options)
+    return new Sandbox(options)
   } catch (error) {
     throw new CliUsageError(oneLine(errorSummary(error)), command)
   }
-  return createTools(sandbox)
 }
 
 function assertDirectory(dir: string, command: string): void {

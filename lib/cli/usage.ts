@@ -22,10 +22,17 @@ export class CliUsageError extends Error {
   }
 }
 
+const SANDBOX = `  --allow-network          Let bash reach the network (cut by the kernel by default)
+  --no-os-sandbox          Run bash without the OS sandbox (bubblewrap): commands can then
+                           read and write anything this user can; only for machines
+                           without bubblewrap (see "toolsmith doctor")`
+
 const COMMON = `Options:
-  --root DIR               Sandbox root: nothing outside it is read, written or run in
-                           (default: the current directory)
-  --allow-network          Let bash reach the network (blocked by default)
+  --root DIR               Sandbox root: read, write, edit and grep stay inside it; bash
+                           may write only there (and in a private /tmp), reads the rest
+                           of the host read-only, without the user's credentials and
+                           without network (default: the current directory)
+${SANDBOX}
   --max-output-bytes N     Largest output, file or content a tool handles (default: 200000)
   --timeout-ms N           Timeout of bash and grep calls (default: 60000)
   -h, --help               Show this help`
@@ -41,9 +48,11 @@ Commands:
   call TOOL JSON             Run one tool call and print its result
   describe [--provider P]    Print the tool definitions as a JSON array
   demo                       Run a scripted agent turn on a copy of a small project
+  doctor                     Print what the bash sandbox enforces on this machine
 
 Run "toolsmith <command> --help" for a command's options.
-Exit codes: 0 success, 1 the tool call or demo failed, 2 usage error.
+Exit codes: 0 success, 1 the tool call or demo failed (doctor: the OS sandbox
+is unavailable), 2 usage error.
 
   -h, --help               Show this help
   -v, --version            Print the version`,
@@ -87,8 +96,21 @@ grep in parallel, edit to fix the bug, then bash runs the tests. Prints every
 event, call and duration, then the tool-call journal. No API key, no network.
 
   --keep                   Keep the temporary copy (its path is printed)
-  --allow-network          Let bash reach the network (not needed by the demo)
+${SANDBOX}
+                           (the demo opts out by itself where bubblewrap is
+                           unavailable, and says so)
   --max-output-bytes N     Largest output a tool handles (default: 200000)
   --timeout-ms N           Timeout of bash and grep calls (default: 60000)
+  -h, --help               Show this help`,
+
+  doctor: `Usage: toolsmith doctor [options]
+
+Print what bash enforces on this machine with these options: the engine
+(bubblewrap, unshare, direct or unavailable), the file system, the user's
+credentials, the network, processes, and why a layer is missing. Exits 1 when
+bash would refuse to run (the OS sandbox is unavailable).
+
+  --root DIR               Sandbox root (default: the current directory)
+${SANDBOX}
   -h, --help               Show this help`,
 }

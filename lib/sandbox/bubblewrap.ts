@@ -11,7 +11,7 @@
  * @module
  */
 import { spawnSync } from 'node:child_process'
-import { lstatSync, readFileSync, realpathSync, type Stats } from 'node:fs'
+import { accessSync, constants, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { findSystemExecutable } from './isolation.js'
 
@@ -93,7 +93,9 @@ function tryBwrap(bwrap: string, extra: string[]): { ok: boolean; stderr: string
 
 /**
  * Probe (once per process, synchronously, ≈ 10–20 ms) whether bubblewrap is
- * installed and can create its namespaces here.
+ * installed and can create its namespaces here. `bwrap` is looked up on
+ * `PATH` and in the system folders, or taken from the `TOOLSMITH_BWRAP`
+ * environment variable (an absolute path) when that is set.
  *
  * @returns The cached support record.
  * @internal
@@ -104,9 +106,12 @@ export function probeBubblewrap(): BubblewrapSupport {
     support = { bwrap: undefined, available: false, network: false, reason: `bubblewrap needs Linux (this is ${process.platform})` }
     return support
   }
-  const bwrap = findSystemExecutable('bwrap')
+  // TOOLSMITH_BWRAP names a bwrap outside PATH (or, set to a missing file, simulates a machine without one).
+  const configured = process.env.TOOLSMITH_BWRAP
+  const bwrap = configured ? (isExecutable(configured) ? configured : undefined) : findSystemExecutable('bwrap')
   if (bwrap === undefined) {
-    support = { bwrap, available: false, network: false, reason: 'bubblewrap (`bwrap`) is not installed' }
+    const reason = configured ? `TOOLSMITH_BWRAP=${configured} is not an executable` : 'bubblewrap (`bwrap`) is not installed'
+    support = { bwrap, available: false, network: false, reason }
     return support
   }
   const full = tryBwrap(bwrap, ['--unshare-net'])
@@ -127,6 +132,15 @@ export function probeBubblewrap(): BubblewrapSupport {
           '/proc/sys/user/max_user_namespaces, or an AppArmor restriction on user namespaces)',
       }
   return support
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK)
+    return path.isAbsolute(file) && statSync(file).isFile()
+  } catch {
+    return false
+  }
 }
 
 function firstLine(text: string): string {

@@ -31,7 +31,7 @@ describe.concurrent('toolsmith help and usage errors', () => {
 
   // One process per test: five sequential spawns in one test come too close
   // to the timeout on a loaded 2-core machine.
-  it.each(['mcp', 'call', 'describe', 'demo'])('prints help with `%s --help` (exit 0)', async (command) => {
+  it.each(['mcp', 'call', 'describe', 'demo', 'doctor'])('prints help with `%s --help` (exit 0)', async (command) => {
     const run = await runCli([command, '--help'])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(`Usage: toolsmith ${command}`)
@@ -90,7 +90,7 @@ describe.concurrent('toolsmith call', () => {
     [['read', '{"path":"../../etc/passwd"}'], /^TOOL_PATH_ESCAPE: /],
     [['read', '{"wrong":1}'], /^E_INVALID_TOOL_ARGS: /],
     [['bash', '{"cmd":"false"}'], /^TOOL_COMMAND_FAILED: /],
-    [['bash', '{"cmd":"curl","args":["http://example.com"]}'], /^TOOL_NETWORK_DISABLED: /],
+    [['bash', '{"cmd":"no-such-program-here"}'], /^TOOL_COMMAND_NOT_FOUND: /],
     [['bash', '{"cmd":"sleep","args":["30"]}', '--timeout-ms', '300'], /^TOOL_TIMEOUT: /],
   ])('prints one line CODE: message and exits 1 when the call fails: %j', async (args, pattern) => {
     const [tool, json, ...options] = args
@@ -152,10 +152,51 @@ describe('toolsmith demo', () => {
     expect(out).toContain('journal (4 rows')
     expect(out).toMatch(/^\s+3\s+bash\s+success/m)
     expect(out).toContain('The demo passed')
+    // It says what bash enforces.
+    expect(out).toMatch(/^ +engine +bubblewrap$/m)
+    expect(out).toMatch(/^ +network +cut by the kernel/m)
     // The temporary copy is removed, and the example itself is never touched.
     const project = /^project +(\S+)/m.exec(out)![1]!
     expect(existsSync(project)).toBe(false)
     expect(readFileSync(join(exampleDir, 'src/stats.js'), 'utf8')).toContain('let i = 1;')
+  })
+})
+
+/** A machine without bubblewrap, as far as the kit can tell. */
+const NO_BWRAP = { TOOLSMITH_BWRAP: '/nonexistent/bwrap' }
+
+describe('toolsmith doctor and machines without bubblewrap', () => {
+  it('doctor prints every layer and exits 0 where the OS sandbox runs', async () => {
+    const run = await runCli(['doctor', '--root', root])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^engine +bubblewrap$/m)
+    expect(run.stdout).toMatch(new RegExp(`^filesystem +enforced by the kernel: host read-only; writable: ${root}, a private /tmp$`, 'm'))
+    expect(run.stdout).toMatch(/^network +cut by the kernel/m)
+    expect(run.stdout).toMatch(/^processes +own PID namespace/m)
+    const open = await runCli(['doctor', '--root', root, '--allow-network'])
+    expect(open.stdout).toMatch(/^network +NOT cut by the kernel \(allowNetwork\)$/m)
+  })
+
+  it('without bubblewrap, doctor names the fix and exits 1; bash refuses and runs nothing; --no-os-sandbox runs', async () => {
+    const doctor = await runCli(['doctor', '--root', root], { env: NO_BWRAP })
+    expect(doctor.code).toBe(1)
+    expect(doctor.stdout).toMatch(/^engine +unavailable: TOOLSMITH_BWRAP=\/nonexistent\/bwrap is not an executable$/m)
+    expect(doctor.stdout).toContain('apt-get install bubblewrap')
+    const refused = await runCli(['call', 'bash', '{"cmd":"touch","args":["ran.txt"]}', '--root', root], { env: NO_BWRAP })
+    expect(refused.code).toBe(1)
+    expect(errorLines(refused.stderr)).toEqual([expect.stringMatching(/^TOOL_SANDBOX_UNAVAILABLE: .*install bubblewrap.*isolation: \{ filesystem: false \}/)])
+    expect(existsSync(join(root, 'ran.txt'))).toBe(false)
+    const optedOut = await runCli(['call', 'bash', '{"cmd":"touch","args":["ran.txt"]}', '--root', root, '--no-os-sandbox'], { env: NO_BWRAP })
+    expect(optedOut.code).toBe(0)
+    expect(existsSync(join(root, 'ran.txt'))).toBe(true)
+  })
+
+  it('the demo still works without bubblewrap, and prints that it runs without the OS sandbox', async () => {
+    const run = await runCli(['demo'], { env: NO_BWRAP })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/OS sandbox unavailable \(TOOLSMITH_BWRAP=.*\): the demo runs without it/)
+    expect(run.stdout).toMatch(/^ +filesystem +NOT enforced/m)
+    expect(run.stdout).toContain('The demo passed')
   })
 })
 

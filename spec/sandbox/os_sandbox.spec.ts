@@ -429,9 +429,16 @@ describe('OS sandbox: the host network and host sockets are unreachable', () => 
   })
 
   it('a resolver or connect failure gets one line saying the network is off', async () => {
-    const result = await attempt(tools.bash, 'node', ['-e', "require('dns').lookup('registry.npmjs.org', (e) => { console.error(e.code); process.exit(1) })"])
-    expect(result.ok).toBe(false)
-    expect(result.text.match(/this sandbox has no network/g)).toHaveLength(2) // in the message and in details.output
+    // A name under .invalid never resolves anywhere, and inside the namespace no packet can leave anyway.
+    const lookup = await attempt(tools.bash, 'node', ['-e', "require('dns').lookup('toolsmith.invalid', (e) => { console.error(e.code); process.exit(1) })"])
+    expect(lookup.ok).toBe(false)
+    expect(lookup.text.match(/this sandbox has no network/g)).toHaveLength(2) // in the message and in details.output
+    const refused = await attempt(tools.bash, 'node', ['-e', "require('net').connect(1, '127.0.0.1').on('error', (e) => { console.error(e.code); process.exit(1) })"])
+    expect(refused.text).toContain('ECONNREFUSED')
+    expect(refused.text).toContain('this sandbox has no network')
+    // A failure that has nothing to do with the network gets no such line.
+    const plain = await attempt(tools.bash, 'sh', ['-c', 'echo compile error; exit 2'])
+    expect(plain.text).not.toContain('this sandbox has no network')
   })
 })
 

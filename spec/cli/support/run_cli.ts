@@ -14,10 +14,11 @@ export interface CliRun {
   stderr: string
 }
 
-export function runCli(args: string[], options: { cwd?: string; input?: string } = {}): Promise<CliRun> {
+export function runCli(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], {
       cwd: options.cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''

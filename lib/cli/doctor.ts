@@ -1,0 +1,76 @@
+/**
+ * `toolsmith doctor`: what `bash` enforces on this machine, and why.
+ *
+ * @module
+ */
+import { errorSummary } from '../exceptions.js'
+import { Sandbox, type SandboxEnforcement } from '../sandbox/sandbox.js'
+import { writeOut, type CliIo } from './io.js'
+import type { ParsedCommandLine } from './options.js'
+import { CliUsageError } from './usage.js'
+
+/**
+ * The lines that say what a sandbox enforces (also printed by `demo`).
+ *
+ * @param enforcement - `sandbox.enforcement`.
+ * @param root - The root, as shown to the user.
+ * @returns One line per layer, label first.
+ */
+export function enforcementLines(enforcement: SandboxEnforcement, root: string): string[] {
+  if (enforcement.engine === 'unavailable') {
+    return [
+      `engine      unavailable: ${enforcement.unavailableReason ?? 'unknown reason'}`,
+      'bash        REFUSES every command (TOOL_SANDBOX_UNAVAILABLE) rather than run it unconfined',
+      'fix         install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap;',
+      '            Arch: pacman -S bubblewrap), or accept less isolation with --no-os-sandbox',
+      '            (API: isolation: { filesystem: false })',
+    ]
+  }
+  const lines = [`engine      ${enforcement.engine}`]
+  lines.push(
+    enforcement.filesystem
+      ? `filesystem  enforced by the kernel: host read-only; writable: ${[root, ...enforcement.writablePaths, 'a private /tmp'].join(', ')}`
+      : 'filesystem  NOT enforced: bash commands can read and write whatever this user can (only the working directory is checked)',
+  )
+  if (enforcement.filesystem) {
+    const masked = enforcement.unreadablePaths.length
+    lines.push(`secrets     ${masked} path${masked === 1 ? '' : 's'} read as empty (${enforcement.unreadablePaths.slice(0, 3).join(', ')}${masked > 3 ? ', …' : ''})`)
+    lines.push(`read-only   inside the root: ${enforcement.readOnlyPaths.join(', ') || 'none'}`)
+    lines.push('sockets     host Unix sockets unreachable (private /tmp and /run, the others masked)')
+  }
+  const guard = enforcement.networkGuard ? '; word guard on (a heuristic)' : ''
+  lines.push(
+    enforcement.network
+      ? `network     cut by the kernel (empty network namespace, own loopback)${guard}`
+      : `network     NOT cut by the kernel${enforcement.networkGuard ? ': only the word guard (a heuristic) refuses network commands' : ' (allowNetwork)'}`,
+  )
+  lines.push(
+    enforcement.pid
+      ? `processes   own PID namespace: no process outlives its call${enforcement.filesystem ? '; /proc shows only the command' : ' (/proc still shows host processes)'}`
+      : 'processes   no PID namespace: process-group kills plus /proc tracking; /proc shows host processes',
+  )
+  return lines
+}
+
+/**
+ * Run `doctor`.
+ *
+ * @param parsed - The command line (`--root`, `--allow-network`, `--no-os-sandbox`).
+ * @param io - The streams.
+ * @returns 0 when `bash` can run here with these options, 1 when it would refuse.
+ * @throws {@link CliUsageError} for extra arguments or bad options.
+ */
+export async function runDoctor(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
+  if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'doctor')
+  let sandbox: Sandbox
+  try {
+    sandbox = new Sandbox(parsed.sandbox)
+  } catch (error) {
+    throw new CliUsageError(errorSummary(error), 'doctor')
+  }
+  const enforcement = sandbox.enforcement
+  const lines = ['toolsmith doctor: what bash enforces here', `platform    ${process.platform} ${process.arch}, node ${process.version}`]
+  lines.push(...enforcementLines(enforcement, sandbox.rootDir))
+  await writeOut(io.stdout, `${lines.join('\n')}\n`)
+  return enforcement.engine === 'unavailable' ? 1 : 0
+}
