@@ -16,7 +16,7 @@ import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createDispatchContext, type DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
-import { errorSummary } from '../exceptions.js'
+import { E_INVALID_OPTIONS, errorSummary } from '../exceptions.js'
 import { createCallContext } from './call_context.js'
 import { toMcpTool } from './mcp.js'
 import { dropOptionalNulls } from './optional_nulls.js'
@@ -81,6 +81,8 @@ export interface McpServerOptions {
  * @param tools - An array, record or `ToolRegistry` of tools.
  * @param options - Name, version, optional context and the result byte cap.
  * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
+ * @throws {@link E_INVALID_OPTIONS} when `options` is missing or its `name`
+ *   or `version` is not a non-empty string, or `maxResultBytes` is invalid.
  *
  * @example
  * ```ts
@@ -90,6 +92,7 @@ export interface McpServerOptions {
  * ```
  */
 export function createMcpServer(tools: ToolCollection, options: McpServerOptions): Server {
+  assertServerIdentity(options)
   const server = new Server(
     { name: options.name, version: options.version },
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
@@ -122,4 +125,17 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     }
   })
   return server
+}
+
+/** The SDK accepts a missing name or version and reports it to clients as is; a missing options object was a raw TypeError. */
+function assertServerIdentity(options: unknown): asserts options is McpServerOptions {
+  const given = options as Partial<Record<'name' | 'version', unknown>> | null | undefined
+  const bad = (['name', 'version'] as const).filter((key) => typeof given?.[key] !== 'string' || given[key] === '')
+  if (typeof options === 'object' && options !== null && bad.length === 0) return
+  const got =
+    typeof options !== 'object' || options === null ? String(options) : bad.map((key) => `${key}: ${JSON.stringify(given?.[key]) ?? 'undefined'}`).join(', ')
+  throw new E_INVALID_OPTIONS(
+    `createMcpServer(tools, { name, version }) needs the server's name and version, non-empty strings reported to clients in "initialize" (got ${got})`,
+    { details: { invalid: bad } },
+  )
 }

@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
+  E_INVALID_OPTIONS,
   Tool,
   ToolRegistry,
   createDispatchContext,
@@ -83,6 +84,23 @@ async function exercise(client: Client, root: string): Promise<void> {
 
   await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool: no_such_tool/)
 }
+
+describe('createMcpServer options', () => {
+  it.each([
+    ['no options', undefined],
+    ['null', null],
+    ['an empty object', {}],
+    ['no version', { name: 's' }],
+    ['no name', { version: '1' }],
+    ['an empty name', { name: '', version: '1' }],
+    ['a numeric version', { name: 's', version: 1 }],
+  ])('%s → E_INVALID_OPTIONS naming { name, version }', (_label, options) => {
+    const tools = [createTicketTool()]
+    const create = (): unknown => createMcpServer(tools, options as never)
+    expect(create).toThrow(E_INVALID_OPTIONS)
+    expect(create).toThrow(/createMcpServer\(tools, \{ name, version \}\)/)
+  })
+})
 
 describe('createMcpServer with the SDK Client in memory', () => {
   it('returns the SDK Server synchronously, lists and calls the built-ins and a custom tool', async () => {
