@@ -87,14 +87,16 @@ const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
  * `{ exitCode, signal, output }`; after `timeoutMs` the whole process tree is
  * SIGKILLed and `TOOL_TIMEOUT` carries the partial output; aborting the
  * context does the same with `TOOL_ABORTED`; an unknown program is
- * `TOOL_COMMAND_NOT_FOUND`. With `allowNetwork: false`, network commands are
- * refused before spawning (`TOOL_NETWORK_DISABLED`,
- * `TOOL_GIT_REMOTE_DISABLED`) and, where the kernel allows, the program runs
- * in an empty network namespace; it also runs in its own PID namespace
- * whatever `allowNetwork` says. The sandbox's `isolation` option can switch
- * either namespace off (never the guard); `Sandbox.isolation` reports what
- * is enforced. Only the working directory is sandboxed: the program
- * itself can name any path, so this is not a file-system jail.
+ * `TOOL_COMMAND_NOT_FOUND`. On Linux with bubblewrap the program runs in
+ * the OS sandbox: the host read-only, the root (and `writablePaths`, and a
+ * private `/tmp`) writable, credentials masked, `.git/hooks` and
+ * `.git/config` read-only, host Unix sockets unreachable, its own PID
+ * namespace and — with `allowNetwork: false` — an empty network namespace.
+ * Where that sandbox cannot run, every call is `TOOL_SANDBOX_UNAVAILABLE`
+ * unless the sandbox opted out (`isolation: { filesystem: false }`). The
+ * word guard (`TOOL_NETWORK_DISABLED`, `TOOL_GIT_REMOTE_DISABLED`) runs only
+ * where no network namespace is made, or with `networkGuard: 'always'`.
+ * `Sandbox.isolation` reports what is enforced.
  * `sideEffect: true`, `idempotent: false`.
  */
 export class BashTool extends Tool<any, BashArgs> {

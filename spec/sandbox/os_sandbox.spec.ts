@@ -460,6 +460,13 @@ describe('OS sandbox: processes and descriptors', () => {
     }
   })
 
+  it('every capability is dropped and the command leads its own session', async () => {
+    const status = await attempt(tools.bash, 'sh', ['-c', 'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb)" /proc/self/status; ps -o sid= -p $$ 2>/dev/null || true'])
+    expect(status.ok).toBe(true)
+    for (const line of status.text.split('\n').filter((l) => l.startsWith('Cap'))) expect(line).toMatch(/:\s+0000000000000000$/)
+    expect(status.text.match(/^Cap/gm)).toHaveLength(5)
+  })
+
   it('a socket the host process holds at fd 40 is not passed in', async () => {
     const received: string[] = []
     const server = net.createServer((socket) => socket.on('data', (chunk) => received.push(String(chunk))))
