@@ -81,7 +81,8 @@ export function isInside(root: string, candidate: string): boolean {
  * Reject paths no file system call should ever see.
  *
  * @param input - The path a tool was given.
- * @throws {@link E_TOOL_PATH_INVALID} for empty, NUL-bearing or over-long paths.
+ * @throws {@link E_TOOL_PATH_INVALID} for empty, NUL-bearing or over-long
+ *   paths, and (on POSIX) Windows drive-letter or backslash-rooted paths.
  * @internal
  */
 export function assertValidPathInput(input: unknown): asserts input is string {
@@ -96,6 +97,14 @@ export function assertValidPathInput(input: unknown): asserts input is string {
   if (input.includes('\0')) {
     throw new E_TOOL_PATH_INVALID(`The path ${JSON.stringify(shown)} contains a NUL byte`, { details })
   }
+  const windows = windowsPathKind(input)
+  if (windows !== undefined) {
+    throw new E_TOOL_PATH_INVALID(
+      `The path ${JSON.stringify(shown)} is a Windows path (it starts with ${windows}); the sandbox uses POSIX paths: ` +
+        'give a path relative to the sandbox root with "/" separators, such as "notes.md" or "docs/notes.md"',
+      { details },
+    )
+  }
   if (Buffer.byteLength(input) > MAX_PATH_BYTES) {
     throw new E_TOOL_PATH_INVALID(`The path is longer than ${MAX_PATH_BYTES} bytes`, { details })
   }
@@ -104,6 +113,19 @@ export function assertValidPathInput(input: unknown): asserts input is string {
       throw new E_TOOL_PATH_INVALID(`A component of the path is longer than ${MAX_COMPONENT_BYTES} bytes`, { details })
     }
   }
+}
+
+/**
+ * On POSIX a drive-letter path (`C:\x`, `C:/x`, `C:`) or a backslash-rooted
+ * one (`\x`, `\\server\share`) is a legal relative file name, so it would be
+ * created as one oddly named file in the root: what a model meant is a
+ * Windows absolute path. Names that merely contain `:` or `\` stay legal.
+ */
+function windowsPathKind(input: string): string | undefined {
+  if (process.platform === 'win32') return undefined
+  if (/^[A-Za-z]:([\\/]|$)/.test(input)) return 'a drive letter'
+  if (input.startsWith('\\')) return 'a backslash'
+  return undefined
 }
 
 /**
