@@ -5,7 +5,9 @@
  * @module
  */
 import { constants, type Stats } from 'node:fs'
-import { readlink, type FileHandle } from 'node:fs/promises'
+import { mkdir, mkdtemp, readlink, rm, symlink, writeFile, type FileHandle } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED, E_TOOL_NOT_A_FILE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
@@ -15,6 +17,7 @@ import { openInside } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { runBounded } from '../sandbox/process.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
+import { scanIgnoreRules } from './grep_ignore.js'
 
 /** Arguments of `grep`. */
 export interface GrepArgs {
@@ -51,12 +54,16 @@ async function ripgrepPath(): Promise<string> {
  * The exact argument list `grep` passes to ripgrep.
  *
  * @param pattern - The regular expression.
- * @param target - The path to search, relative to the root.
- * @returns `--no-config -n -H --no-heading -e PATTERN -- PATH`.
+ * @param target - The path to search.
+ * @param ignoreFile - The rules file built from the ignore files inside the root, if there are rules.
+ * @returns `--no-config --no-ignore [--ignore-file RULES] -n -H --no-heading -e PATTERN -- PATH`.
  * @internal
  */
-export function ripgrepArgs(pattern: string, target: string): string[] {
-  return ['--no-config', '-n', '-H', '--no-heading', '-e', pattern, '--', target]
+export function ripgrepArgs(pattern: string, target: string, ignoreFile?: string): string[] {
+  // --no-ignore: rg reads no ignore file by itself (it would follow symlinks and read the
+  // root's ancestors); the rules of the root's own ignore files come in --ignore-file.
+  const rules = ignoreFile === undefined ? [] : ['--ignore-file', ignoreFile]
+  return ['--no-config', '--no-ignore', ...rules, '-n', '-H', '--no-heading', '-e', pattern, '--', target]
 }
 
 let procFdWorks: boolean | undefined
@@ -97,6 +104,8 @@ interface SearchTarget {
   handle: FileHandle | undefined
   /** Rewrite rg's printed paths (at the start of each line) to root-relative ones. */
   unprefix(text: string): string
+  /** Host paths rg may print that must not reach a message, each with what to print instead. */
+  hostPaths: [string, string][]
 }
 
 function escapeRegExp(text: string): string {
@@ -133,6 +142,7 @@ async function openTarget(resolved: ResolvedPath): Promise<SearchTarget> {
         handle: undefined,
         // Searching "." makes rg print "./src/a.ts"; drop the "./" so paths read as root-relative.
         unprefix: (text) => (resolved.relative === '.' ? text.replace(/^\.\//gm, '') : text),
+        hostPaths: [],
       }
     }
     if (isDirectory) {
@@ -142,6 +152,7 @@ async function openTarget(resolved: ResolvedPath): Promise<SearchTarget> {
         path: '.',
         handle,
         unprefix: (text) => text.replace(/^\.\//gm, () => prefix),
+        hostPaths: [],
       }
     }
     const fdPath = `/proc/${process.pid}/fd/${handle.fd}`
@@ -151,11 +162,87 @@ async function openTarget(resolved: ResolvedPath): Promise<SearchTarget> {
       path: fdPath,
       handle,
       unprefix: (text) => text.replace(pattern, () => resolved.relative),
+      hostPaths: [[fdPath, resolved.relative]],
     }
   } catch (error) {
     await handle.close().catch(() => undefined)
     throw error
   }
+}
+
+/** A search ready to run: where rg looks, its rules file, and the scratch directory to remove after it. */
+interface PreparedSearch {
+  target: SearchTarget
+  ignoreFile: string | undefined
+  scratch: string | undefined
+}
+
+/**
+ * Gather the rules of the ignore files inside the root for a directory
+ * search and write them where rg reads them (`--ignore-file`).
+ *
+ * The rules name paths from the root, so rg must see the searched directory
+ * under its root-relative path: for a subdirectory searched through its
+ * descriptor, a scratch directory holds `tree/<relative path>` as a symlink to
+ * `/proc/<pid>/fd/N` (rg follows a symlink given as the path to search) and
+ * rg runs in `tree`; its printed paths are then root-relative as they are.
+ */
+async function prepareSearch(
+  resolved: ResolvedPath,
+  target: SearchTarget,
+  sandbox: Sandbox,
+  signal: AbortSignal,
+): Promise<PreparedSearch> {
+  const none: PreparedSearch = { target, ignoreFile: undefined, scratch: undefined }
+  // rg searches a file named on its command line whatever the ignore rules say.
+  if (!resolved.stats!.isDirectory()) return none
+  const rules = await scanIgnoreRules({
+    root: resolved.root,
+    relative: resolved.relative,
+    directory: target.handle === undefined ? undefined : `/proc/self/fd/${target.handle.fd}`,
+    deadline: Date.now() + sandbox.timeoutMs,
+    timeoutMs: sandbox.timeoutMs,
+    signal,
+  })
+  if (rules === '') return none
+  const scratch = await mkdtemp(path.join(tmpdir(), 'toolsmith-grep-'))
+  try {
+    const ignoreFile = path.join(scratch, 'rules')
+    await writeFile(ignoreFile, rules, { mode: 0o600 })
+    const hostPaths: [string, string][] = [...target.hostPaths, [ignoreFile, 'ignore rules'], [scratch, '.']]
+    if (target.handle === undefined || resolved.relative === '.') {
+      return { target: { ...target, hostPaths }, ignoreFile, scratch }
+    }
+    const tree = path.join(scratch, 'tree')
+    const link = path.join(tree, resolved.relative)
+    const fdPath = `/proc/${process.pid}/fd/${target.handle.fd}`
+    await mkdir(path.dirname(link), { recursive: true })
+    await symlink(fdPath, link)
+    hostPaths.push([fdPath, resolved.relative])
+    return {
+      target: { cwd: tree, path: resolved.relative, handle: target.handle, unprefix: (text) => text, hostPaths },
+      ignoreFile,
+      scratch,
+    }
+  } catch (error) {
+    await rm(scratch, { recursive: true, force: true })
+    throw error
+  }
+}
+
+/**
+ * rg's error output as a message: lines about the rules file dropped (rg
+ * skips a glob it cannot parse and carries on, and the glob came from an
+ * ignore file inside the root), host paths replaced.
+ */
+function errorText(stderr: string, search: PreparedSearch): string {
+  const kept = stderr
+    .split('\n')
+    .filter((line) => search.ignoreFile === undefined || !line.includes(search.ignoreFile))
+    .join('\n')
+  let text = search.target.unprefix(kept.trim())
+  for (const [hostPath, shown] of search.target.hostPaths) text = text.split(hostPath).join(shown)
+  return text
 }
 
 /**
@@ -181,14 +268,19 @@ function fitLines(text: string, limit: number): string {
  * when there is none.
  *
  * @remarks
- * Runs the bundled `rg` with exactly `--no-config -n -H --no-heading -e
- * PATTERN -- PATH`; printed paths are relative to the root (`src/a.ts:3:…`).
- * The checked target is opened (`O_NOFOLLOW`, re-checked through its
- * descriptor) and rg searches that descriptor, not the path, so swapping
- * the path for a symlink after the check cannot redirect it. Symlinks met
- * during rg's walk are not followed (`-L` is never passed, nor `--pre`);
- * `.gitignore`, `.ignore` and hidden-file rules apply as in ripgrep. Output over `maxOutputBytes` is cut at a line end with a
- * `[… N bytes truncated …]` marker. Errors: `TOOL_FILE_NOT_FOUND` (missing
+ * Runs the bundled `rg` with exactly `--no-config --no-ignore
+ * [--ignore-file RULES] -n -H --no-heading -e PATTERN -- PATH`; printed paths
+ * are relative to the root (`src/a.ts:3:…`). The checked target is opened
+ * (`O_NOFOLLOW`, re-checked through its descriptor) and rg searches that
+ * descriptor, not the path, so swapping the path for a symlink after the
+ * check cannot redirect it. Symlinks met during rg's walk are not followed
+ * (`-L` is never passed, nor `--pre`), but an entry swapped for one while rg
+ * walks is (rg has no `O_NOFOLLOW` walk). rg reads no ignore file itself: the
+ * rules of the `.gitignore`, `.ignore` and `.rgignore` files inside the root
+ * (never a symlinked one, never one above the root, no `.git` exclude or
+ * global excludes) are gathered by the kit and passed as `RULES`, with
+ * ripgrep's meaning; hidden files are skipped. Output over `maxOutputBytes`
+ * is cut at a line end with a `[… N bytes truncated …]` marker. Errors: `TOOL_FILE_NOT_FOUND` (missing
  * path), `TOOL_NOT_A_FILE` (a FIFO, socket or device), `TOOL_PATH_ESCAPE`, `TOOL_GREP_FAILED` (rg exit 2, e.g. a bad regex,
  * with rg's message), `TOOL_TIMEOUT` after `timeoutMs`, `TOOL_ABORTED`.
  * `sideEffect: false`, `idempotent: true`.
@@ -216,11 +308,13 @@ export class GrepTool extends Tool<any, GrepArgs> {
         // A FIFO, socket or device: rg would block on it (or read a device), so refuse before spawning.
         assertSearchable(resolved, resolved.stats)
         const target = await openTarget(resolved)
+        let search: PreparedSearch | undefined
         try {
+          search = await prepareSearch(resolved, target, sandbox, call.signal)
           const result = await runBounded({
             file: await ripgrepPath(),
-            args: ripgrepArgs(pattern, target.path),
-            cwd: target.cwd,
+            args: ripgrepArgs(pattern, search.target.path, search.ignoreFile),
+            cwd: search.target.cwd,
             env: buildSandboxEnv(process.env, sandbox.env),
             maxOutputBytes: sandbox.maxOutputBytes,
             timeoutMs: sandbox.timeoutMs,
@@ -231,15 +325,17 @@ export class GrepTool extends Tool<any, GrepArgs> {
           })
           if (result.exitCode === 1 && result.outputBytes === 0) return ''
           if (result.exitCode !== 0) {
-            const message = target.unprefix(result.stderr.trim()) || `rg exited with code ${result.exitCode ?? result.signal}`
+            const stderr = errorText(result.stderr, search)
+            const message = stderr || `rg exited with code ${result.exitCode ?? result.signal}`
             throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
-              details: { exitCode: result.exitCode, signal: result.signal, output: result.output, stderr: result.stderr },
+              details: { exitCode: result.exitCode, signal: result.signal, output: search.target.unprefix(result.output), stderr },
             })
           }
-          return fitLines(target.unprefix(result.output), sandbox.maxOutputBytes)
+          return fitLines(search.target.unprefix(result.output), sandbox.maxOutputBytes)
         } finally {
-          // rg has exited: nothing needs the descriptor any more.
+          // rg has exited: nothing needs the descriptor or the rules any more.
           void target.handle?.close().catch(() => undefined)
+          if (search?.scratch !== undefined) await rm(search.scratch, { recursive: true, force: true }).catch(() => undefined)
         }
       },
     })
