@@ -10,10 +10,18 @@
  *
  * @module
  */
-import { openSync, readdirSync, readFileSync } from 'node:fs'
+import { fstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
 
 /** `O_CLOEXEC` as `/proc/self/fdinfo` prints it (octal flags). */
 const O_CLOEXEC = 0o2000000
+
+/**
+ * What each descriptor was found to be, keyed by number: the open file's
+ * identity (device, inode, mode) and whether it is close-on-exec. A number
+ * whose identity is unchanged since the last scan is not read again (an
+ * `fstat` instead of a `/proc` read); a reused number is re-read.
+ */
+const known = new Map<number, { identity: string; inheritable: boolean }>()
 
 /**
  * The host's descriptors above 2 that are not close-on-exec: what a child
@@ -31,17 +39,26 @@ export function inheritableDescriptors(): number[] {
     return []
   }
   const leaked: number[] = []
+  const seen = new Set<number>()
   for (const entry of entries) {
     const fd = Number(entry)
     if (!(fd > 2)) continue
     try {
-      const info = readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1')
-      const flags = /^flags:\s*([0-7]+)/m.exec(info)
-      if (flags !== null && (Number.parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) leaked.push(fd)
+      const stats = fstatSync(fd)
+      const identity = `${stats.dev}:${stats.ino}:${stats.mode}`
+      seen.add(fd)
+      let record = known.get(fd)
+      if (record === undefined || record.identity !== identity) {
+        const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1'))
+        record = { identity, inheritable: flags !== null && (Number.parseInt(flags[1]!, 8) & O_CLOEXEC) === 0 }
+        known.set(fd, record)
+      }
+      if (record.inheritable) leaked.push(fd)
     } catch {
       // Closed meanwhile (or the fd of the directory listing itself).
     }
   }
+  for (const fd of known.keys()) if (!seen.has(fd)) known.delete(fd)
   return leaked.sort((a, b) => a - b)
 }
 
