@@ -8,6 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
+  DEFAULT_UNREADABLE_PATHS,
+  MAX_OUTPUT_BYTES_LIMIT,
   BashTool,
   EditTool,
   GrepTool,
@@ -57,10 +59,34 @@ describe('Sandbox options', () => {
     expect(sandbox.spoolStore).toBe(store)
   })
 
+  it('accepts maxOutputBytes up to 10 MiB, and the path policy options with their defaults', () => {
+    expect(MAX_OUTPUT_BYTES_LIMIT).toBe(10 * 1024 * 1024)
+    expect(new Sandbox({ maxOutputBytes: MAX_OUTPUT_BYTES_LIMIT }).maxOutputBytes).toBe(MAX_OUTPUT_BYTES_LIMIT)
+    const defaults = new Sandbox().enforcement
+    expect(defaults.writablePaths).toEqual([])
+    expect(defaults.readOnlyPaths).toEqual(['.git/hooks/', '.git/config'])
+    expect(defaults.unreadablePaths).toEqual(DEFAULT_UNREADABLE_PATHS.map((p) => path.join(os.homedir(), p.slice(2))))
+    const custom = new Sandbox({ writablePaths: ['/var/cache/x/'], unreadablePaths: ['~', '/etc/secret'], readOnlyPaths: ['a/b/'], networkGuard: 'always' })
+    expect(custom.enforcement).toMatchObject({ writablePaths: ['/var/cache/x'], unreadablePaths: [os.homedir(), '/etc/secret'], readOnlyPaths: ['a/b/'] })
+    expect(custom.networkGuard).toBe('always')
+    expect(custom.enforcement.networkGuard).toBe(true)
+  })
+
   it.each([
     [{ maxOutputBytes: 0 }],
     [{ maxOutputBytes: 1.5 }],
     [{ maxOutputBytes: '200000' }],
+    [{ maxOutputBytes: MAX_OUTPUT_BYTES_LIMIT + 1 }],
+    [{ maxOutputBytes: 2 ** 31 - 1 }],
+    [{ networkGuard: 'never' }],
+    [{ writablePaths: ['relative/dir'] }],
+    [{ writablePaths: '/abs' }],
+    [{ unreadablePaths: ['.ssh'] }],
+    [{ unreadablePaths: ['~user/.ssh'] }],
+    [{ readOnlyPaths: ['/abs/.git'] }],
+    [{ readOnlyPaths: ['../.git/hooks'] }],
+    [{ readOnlyPaths: ['/'] }],
+    [{ isolation: { filesystem: 'yes' } }],
     [{ timeoutMs: 0 }],
     [{ timeoutMs: 3_600_001 }],
     [{ allowNetwork: 'yes' }],
