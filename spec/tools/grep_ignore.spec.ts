@@ -95,6 +95,14 @@ describe('grep never reads ignore rules from outside the root', () => {
       fs.writeFileSync(path.join(value, '.gitconfig'), config)
     }
     expect(await find(createTools({ rootDir: fx.root, env: { [variable]: value } }))).toEqual(GUESSED)
+    // Control: ripgrep itself, given the same variable, does apply the outside rules (the route is real).
+    const { rgPath } = await import('@vscode/ripgrep')
+    const direct = spawnSync(rgPath, ['--no-config', '-n', 'FINDME', '.'], {
+      cwd: fx.root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', [variable]: value },
+    })
+    expect(direct.stdout).not.toContain('guessed.txt')
   })
 
   it('an ignore file that is a FIFO is skipped, never waited on', async () => {
