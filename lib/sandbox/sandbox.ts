@@ -67,9 +67,11 @@ function isSpoolStore(value: unknown): value is SpoolStore {
 /** Options of `new Sandbox(options)` and `createTools(options)`. */
 export interface SandboxOptions {
   /**
-   * The directory the tools may work in. Nothing outside it is read, written,
-   * listed or used as a working directory. It may itself be reached through
-   * a symlink: its real path becomes the boundary.
+   * The directory the tools work in. `read`, `write`, `edit` and `grep`
+   * never touch a path outside it; `bash` commands, in the OS sandbox, may
+   * write only inside it (plus `writablePaths` and a private `/tmp`) and
+   * read the rest of the host read-only. It may itself be reached through a
+   * symlink: its real path becomes the boundary.
    *
    * @defaultValue `process.cwd()` at construction
    */
