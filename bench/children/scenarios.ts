@@ -13,6 +13,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { FileSpoolStore, createDispatchContext, createTools } from '../../lib/index.js'
 import { BENCH_TMP } from '../fixtures.js'
+import { readScenarios } from './read_scenarios.js'
 
 /** A scenario: rehearse at a small size, then run at full size. */
 export interface Scenario {
@@ -50,6 +51,7 @@ function sh(script: string): Promise<void> {
 const rootDir = path.join(BENCH_TMP, 'memory-root')
 
 export const scenarios: Record<string, Scenario> = {
+  ...readScenarios,
   'bash-output:baseline': {
     async prepare(bytes) {
       await sh(`head -c 1048576 /dev/zero > /dev/null`)

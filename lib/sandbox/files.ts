@@ -176,6 +176,29 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
   }
 }
 
+/**
+ * Open a regular file inside the root for reading, whatever its size, with
+ * the same refusals as {@link readRegularFile} except the size limit: for
+ * callers that stream a part of the file (`read` with a line range).
+ *
+ * @param resolved - A resolution of the path.
+ * @returns The open handle (the caller closes it) and its `fstat`.
+ * @throws `TOOL_FILE_NOT_FOUND`, `TOOL_NOT_A_FILE`, `TOOL_PATH_ESCAPE`.
+ * @internal
+ */
+export async function openRegularFile(resolved: ResolvedPath): Promise<{ handle: FileHandle; stats: Stats }> {
+  assertRegularFile(resolved, resolved.stats, Infinity)
+  // O_NONBLOCK: if a FIFO is swapped in after the lstat, open() must not wait for a writer.
+  const { handle, stats } = await openInsideWithStats(resolved, resolved.absolute, constants.O_RDONLY | O_NONBLOCK, undefined, true)
+  try {
+    assertRegularFile(resolved, stats, Infinity)
+  } catch (error) {
+    void handle.close().catch(() => undefined)
+    throw error
+  }
+  return { handle, stats }
+}
+
 function assertRegularFile(resolved: ResolvedPath, stats: Stats | undefined, limit: number): asserts stats is Stats {
   const quoted = JSON.stringify(resolved.input)
   const details = { path: resolved.input }

@@ -51,13 +51,13 @@ describe('read', () => {
     expect((await failure(fx.tools.read, { path: 'file.txt/child' })).code).toBe('TOOL_FILE_NOT_FOUND')
   })
 
-  it('a file over maxOutputBytes (by stat size) is TOOL_FILE_TOO_LARGE; one at the limit is read', async () => {
+  it('a file over maxOutputBytes (by stat size) returns its first lines and a note, not an error; one at the limit is read whole', async () => {
     const tools = createTools({ rootDir: fx.root, maxOutputBytes: 100 })
-    write('big.txt', 'x'.repeat(101))
+    write('big.txt', 'x'.repeat(30) + '\n' + 'y'.repeat(71))
     write('edge.txt', 'x'.repeat(100))
-    const error = await failure(tools.read, { path: 'big.txt' })
-    expect(error.code).toBe('TOOL_FILE_TOO_LARGE')
-    expect(error.details).toMatchObject({ size: 101, limit: 100 })
+    const text = String(await call(tools.read, { path: 'big.txt' }))
+    expect(text.startsWith('x'.repeat(30) + '\n[… lines 1–1 shown')).toBe(true)
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(100)
     expect(await call(tools.read, { path: 'edge.txt' })).toBe('x'.repeat(100))
   })
 
