@@ -19,12 +19,13 @@ import { grepFigure } from './figures/grep.js'
 import { bashOutputFigure, spoolFigure } from './figures/memory_figures.js'
 import { readFigure } from './figures/read.js'
 import { readHeadFigure, readRangeFigure } from './figures/read_range.js'
+import { mcpPeerFigure } from './figures/mcp_peer.js'
 import { describeMachine, machineLine } from './machine.js'
 import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure]
+const FIGURES: Figure[] = [executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

@@ -97,6 +97,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     { name: options.name, version: options.version },
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   )
+  const ownContext = options.context === undefined
   const context = options.context ?? createDispatchContext()
   const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
   const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
@@ -115,7 +116,14 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     const name = names.fromProvider(request.params.name) ?? request.params.name
     const tool = list.find((t) => t.name === name)
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
-    const ctx = createCallContext(context, { toolCallId: String(extra.requestId), signal: extra.signal })
+    const toolCallId = String(extra.requestId)
+    // The server's own context is never aborted (nothing outside can reach
+    // it), so the request's signal alone is the combined one. AbortSignal.any
+    // cost 50–70 µs per call on Node 20 here (it keeps every composite it
+    // made alive on the long-lived signal until GC), a third of a small read.
+    const ctx = ownContext
+      ? { ...createCallContext(context, { toolCallId }), abortSignal: extra.signal }
+      : createCallContext(context, { toolCallId, signal: extra.signal })
     try {
       const args = request.params.arguments ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))

@@ -167,6 +167,38 @@ describe('createMcpServer with the SDK Client in memory', () => {
     await client.close()
   })
 
+  it('with a context of its own, aborting that context cancels a running call, and so does the client', async () => {
+    const seen: string[] = []
+    const slow = new Tool({
+      name: 'slow',
+      description: 'Waits until cancelled',
+      inputSchema: validator.object({ tag: validator.string().required() }),
+      handler: ({ tag }, _ctx, _meta, call) =>
+        new Promise<string>((resolve) => {
+          call.signal.addEventListener('abort', () => {
+            seen.push(tag)
+            resolve('cancelled')
+          })
+        }),
+    })
+    const context = createDispatchContext()
+    const server = createMcpServer([slow], { name: 's', version: '1', context })
+    const [a, b] = InMemoryTransport.createLinkedPair()
+    await server.connect(b)
+    const client = new Client({ name: 'c', version: '1' })
+    await client.connect(a)
+    const controller = new AbortController()
+    const byClient = client.callTool({ name: 'slow', arguments: { tag: 'client' } }, undefined, { signal: controller.signal })
+    setTimeout(() => controller.abort('stop'), 50)
+    await expect(byClient).rejects.toThrow()
+    await vi.waitFor(() => expect(seen).toEqual(['client']), { timeout: 10_000 })
+    const byContext = client.callTool({ name: 'slow', arguments: { tag: 'context' } })
+    setTimeout(() => context.abort('shutting down'), 50)
+    await byContext
+    expect(seen).toEqual(['client', 'context'])
+    await client.close()
+  })
+
   it('reads a ToolRegistry on every request and maps names MCP rejects', async () => {
     const registry = new ToolRegistry([createTicketTool()])
     const server = createMcpServer(registry, { name: 's', version: '1', openWorldHint: true })
