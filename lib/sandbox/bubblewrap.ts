@@ -28,6 +28,21 @@ export interface BubblewrapSupport {
 }
 
 /**
+ * An extra writable path, resolved once (when the sandbox's engine was
+ * chosen): bound only while its real path is still the one recorded, so a
+ * command cannot swap it (or a parent) for a symlink and have the next call
+ * bind somewhere else.
+ *
+ * @internal
+ */
+export interface WritablePath {
+  /** As configured. */
+  readonly path: string
+  /** Its real path when first resolved. */
+  readonly real: string
+}
+
+/**
  * The file-system policy of one command: absolute host paths, each mounted
  * at the same path inside.
  *
@@ -40,16 +55,49 @@ export interface BubblewrapPolicy {
   cwd: string
   /** Cut the network (a fresh network namespace with only loopback). */
   unshareNetwork: boolean
-  /** Extra read-write paths. */
-  writable: readonly string[]
-  /**
-   * Paths inside the root that stay read-only; `directory` marks one that,
-   * when missing, is mounted as an empty read-only directory (so nothing can
-   * be created there either).
-   */
-  readOnly: ReadonlyArray<{ path: string; directory: boolean }>
+  /** Extra read-write paths, resolved once ({@link resolveWritablePaths}). */
+  writable: readonly WritablePath[]
+  /** Paths inside the root that stay read-only (each, and what it contains). */
+  readOnly: readonly string[]
   /** Paths that read as empty (directories) or empty files. */
   unreadable: readonly string[]
+}
+
+/**
+ * Host folders that may never be made writable: the sandbox's own `/proc`,
+ * `/dev`, `/tmp` and `/run` would be replaced by the host's, and `/` or
+ * `/sys` would undo the read-only host.
+ */
+export const NEVER_WRITABLE = ['/', '/proc', '/dev', '/sys', '/tmp', '/run', '/var/run'] as const
+
+/**
+ * Whether `target` is one of {@link NEVER_WRITABLE} or lies below one of them (`/` only by itself).
+ *
+ * @param target - An absolute path.
+ * @returns `true` when it may not be a writable path.
+ * @internal
+ */
+export function isNeverWritable(target: string): boolean {
+  return NEVER_WRITABLE.some((dir) => (dir === '/' ? target === '/' : isWithin(target, dir)))
+}
+
+/**
+ * Resolve the extra writable paths once: each must exist, may not be (or
+ * be below) a {@link NEVER_WRITABLE} folder after resolution, and may not
+ * lie inside another one (it would be writable already, and renamable).
+ *
+ * @param paths - Absolute paths as configured.
+ * @returns Those that qualify, with their real paths.
+ * @internal
+ */
+export function resolveWritablePaths(paths: readonly string[]): WritablePath[] {
+  const resolved: WritablePath[] = []
+  for (const configured of paths) {
+    const real = realpathOrUndefined(configured)
+    if (real === undefined || isNeverWritable(real) || !lstatOrUndefined(real)?.isDirectory()) continue
+    resolved.push({ path: configured, real })
+  }
+  return resolved.filter(({ real }) => !resolved.some((other) => other.real !== real && isWithin(real, other.real)))
 }
 
 const BASE_FLAGS = [
@@ -166,12 +214,6 @@ function realpathOrUndefined(target: string): string | undefined {
   }
 }
 
-/** `dir` exists, is a directory and really lies inside `root`. */
-function isRealDirectory(dir: string, root: string): boolean {
-  const real = realpathOrUndefined(dir)
-  return real !== undefined && real === dir && isWithin(real, root) && lstatOrUndefined(real)?.isDirectory() === true
-}
-
 /** `inner` is `outer` or below it (by components). */
 function isWithin(inner: string, outer: string): boolean {
   const relative = path.relative(outer, inner)
@@ -183,14 +225,16 @@ function isWithin(inner: string, outer: string): boolean {
  *
  * @remarks
  * Mounts are applied in order, later ones on top: the read-only host, the
- * private `/tmp` and `/run`, the writable paths and the root, `/dev/null`
- * over every host Unix socket that is still visible, the read-only paths
- * inside the root, then the masks over unreadable paths. Paths are
- * resolved to their real locations first (a mount follows symlinks), and
- * paths that do not exist are skipped, except a read-only directory inside
- * the root whose parent exists (`.git/hooks` in a repository without hooks):
- * it is mounted as an empty read-only directory so nothing can be planted
- * there (the empty folder stays on the host as the mount point).
+ * private `/tmp` and `/run`, the writable paths and the root; then every
+ * folder between a writable place and a protected path inside it is bound
+ * onto itself, so it becomes a mount point that cannot be renamed (a
+ * command moving `.config` away would otherwise take a mask with it and
+ * find the credentials under the new name next time); then `/dev/null` over
+ * every host Unix socket still visible, the read-only paths, and the masks
+ * over unreadable paths. Paths are resolved to their real locations first
+ * (a mount follows symlinks); paths that do not exist are skipped. A
+ * read-only `.git` that is a file (`gitdir: …`) protects the folder it
+ * names too, and a `commondir` in either protects that folder as well.
  *
  * @param policy - What is writable, read-only and unreadable.
  * @param file - Absolute path of the program.
@@ -202,28 +246,35 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
   const argv = [...BASE_FLAGS]
   if (policy.unshareNetwork) argv.push('--unshare-net')
   else keepResolverReachable(argv)
-  for (const writable of policy.writable) {
-    const real = realpathOrUndefined(writable)
-    if (real !== undefined) argv.push('--bind', real, real)
-  }
+  // A writable path is bound only while it still resolves where it did at first:
+  // otherwise a swapped symlink could make any host folder writable.
+  const writable = policy.writable
+    .filter(({ path: configured, real }) => realpathOrUndefined(configured) === real && !isWithin(real, policy.root) && !isWithin(policy.root, real))
+    .map(({ real }) => real)
+  for (const real of writable) argv.push('--bind', real, real)
   argv.push('--bind', policy.root, policy.root)
+  const places = [policy.root, ...writable]
+
+  const readOnly = policy.readOnly.flatMap((inside) => withGitDirs(realpathOrUndefined(inside))).filter((real) => places.some((place) => isWithin(real, place)))
+  const unreadable = policy.unreadable
+    .map(realpathOrUndefined)
+    // Hiding the root (or a folder around it) would hide the work itself: the root wins.
+    .filter((real): real is string => real !== undefined && !isWithin(policy.root, real))
   // A read-only mount does not stop connect(): a host daemon's socket visible
   // anywhere (docker.sock, a database, an agent in $HOME) must be covered.
-  for (const socket of hostSocketPaths()) argv.push('--ro-bind', '/dev/null', socket)
-  for (const { path: inside, directory } of policy.readOnly) {
-    const real = realpathOrUndefined(inside)
-    if (real !== undefined) {
-      // A symlink inside the root may point anywhere: only protect what stays inside.
-      if (isWithin(real, policy.root)) argv.push('--ro-bind', real, real)
-    } else if (directory && lstatOrUndefined(inside) === undefined && isRealDirectory(path.dirname(inside), policy.root)) {
-      argv.push('--perms', '0555', '--tmpfs', inside, '--remount-ro', inside)
+  const sockets = hostSocketPaths(places)
+
+  const pinned = new Set<string>()
+  for (const target of [...readOnly, ...unreadable, ...sockets]) {
+    for (const folder of foldersBetween(places, target)) {
+      if (pinned.has(folder)) continue
+      pinned.add(folder)
+      argv.push('--bind', folder, folder)
     }
   }
-  for (const hidden of policy.unreadable) {
-    const real = realpathOrUndefined(hidden)
-    if (real === undefined) continue
-    // Hiding the root (or a folder around it) would hide the work itself: the root wins.
-    if (isWithin(policy.root, real)) continue
+  for (const socket of sockets) argv.push('--ro-bind', '/dev/null', socket)
+  for (const real of readOnly) argv.push('--ro-bind', real, real)
+  for (const real of unreadable) {
     if (lstatOrUndefined(real)?.isDirectory()) argv.push('--perms', '0500', '--tmpfs', real, '--remount-ro', real)
     // A plain --ro-bind mounts nodev (opening the device would be EACCES): bind
     // /dev/null as a device, so the file reads as empty and writes vanish.
@@ -233,6 +284,71 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
   return argv
 }
 
+/**
+ * Whether a program found on the host can be exec'd inside: not under the
+ * private `/tmp` or `/run` (unless the root or a writable path brings it
+ * back), not under an unreadable path.
+ *
+ * @param file - The program's absolute path on the host.
+ * @param policy - The command's policy.
+ * @returns `false` when bwrap would not find it.
+ * @internal
+ */
+export function isVisibleInside(file: string, policy: Pick<BubblewrapPolicy, 'root' | 'writable' | 'unreadable'>): boolean {
+  const real = realpathOrUndefined(file) ?? file
+  const places = [policy.root, ...policy.writable.map(({ real: place }) => place)]
+  if (PRIVATE_PREFIXES.some((prefix) => real.startsWith(prefix)) && !places.some((place) => isWithin(real, place))) return false
+  return !policy.unreadable.some((hidden) => {
+    const hiddenReal = realpathOrUndefined(hidden)
+    return hiddenReal !== undefined && !isWithin(policy.root, hiddenReal) && isWithin(real, hiddenReal)
+  })
+}
+
+/**
+ * The folders strictly between the writable place that holds `target` and
+ * `target` itself, outermost first (none when no writable place holds it).
+ */
+function foldersBetween(places: readonly string[], target: string): string[] {
+  const place = places.filter((candidate) => isWithin(target, candidate) && candidate !== target).sort((a, b) => b.length - a.length)[0]
+  if (place === undefined) return []
+  const folders: string[] = []
+  for (let folder = path.dirname(target); folder !== place && isWithin(folder, place); folder = path.dirname(folder)) folders.unshift(folder)
+  return folders
+}
+
+/**
+ * A read-only `.git` protects the repository it stands for: a `.git` file's
+ * `gitdir:` folder, and the `commondir` of either (where git takes `config`
+ * and `hooks` from). Other paths stand for themselves.
+ */
+function withGitDirs(real: string | undefined): string[] {
+  if (real === undefined) return []
+  const found = [real]
+  if (path.basename(real) !== '.git') return found
+  let gitDir = real
+  if (lstatOrUndefined(real)?.isFile()) {
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readSmallFile(real) ?? '')?.[1]
+    const target = pointer === undefined ? undefined : realpathOrUndefined(path.resolve(path.dirname(real), pointer))
+    if (target === undefined) return found
+    found.push(target)
+    gitDir = target
+  }
+  const common = readSmallFile(path.join(gitDir, 'commondir'))?.trim()
+  const commonDir = common ? realpathOrUndefined(path.resolve(gitDir, common)) : undefined
+  if (commonDir !== undefined && !found.includes(commonDir)) found.push(commonDir)
+  return found
+}
+
+function readSmallFile(file: string): string | undefined {
+  const stats = lstatOrUndefined(file)
+  if (stats === undefined || !stats.isFile() || stats.size > 4096) return undefined
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
 /** Folders that are private inside the sandbox: sockets there are out of reach already. */
 const PRIVATE_PREFIXES = ['/tmp/', '/run/', '/var/run/', '/dev/', '/proc/']
 
@@ -240,11 +356,14 @@ const PRIVATE_PREFIXES = ['/tmp/', '/run/', '/var/run/', '/dev/', '/proc/']
  * The path-bound Unix sockets of the host (every one the kernel lists in
  * `/proc/net/unix` for this network namespace, listening or datagram) that
  * would be visible inside: `/dev/null` is bound over each, so a connect
- * fails with `ECONNREFUSED`. Not covered: sockets bound with a relative
- * path, sockets of other network namespaces, and sockets created on the
+ * fails with `ECONNREFUSED`. A socket under the private `/tmp` or `/run` is
+ * skipped unless the root or a writable path brings it back. Not covered
+ * (the table names the path a socket was bound at): sockets renamed or
+ * hard-linked since, sockets bound with a relative path or a name holding a
+ * newline, sockets of other network namespaces, and sockets created on the
  * host after the command started.
  */
-function hostSocketPaths(): string[] {
+function hostSocketPaths(places: readonly string[]): string[] {
   let table: string
   try {
     table = readFileSync('/proc/net/unix', 'latin1')
@@ -256,9 +375,11 @@ function hostSocketPaths(): string[] {
     // Num RefCount Protocol Flags Type St Inode Path — the path may hold spaces.
     const match = /^\s*\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(\/.*)$/.exec(line)
     const socket = match?.[1]
-    if (socket === undefined || PRIVATE_PREFIXES.some((prefix) => socket.startsWith(prefix))) continue
+    if (socket === undefined) continue
     const real = realpathOrUndefined(socket)
-    if (real !== undefined && !PRIVATE_PREFIXES.some((prefix) => real.startsWith(prefix)) && lstatOrUndefined(real)?.isSocket()) paths.add(real)
+    if (real === undefined || !lstatOrUndefined(real)?.isSocket()) continue
+    const hidden = PRIVATE_PREFIXES.some((prefix) => real.startsWith(prefix)) && !places.some((place) => isWithin(real, place))
+    if (!hidden) paths.add(real)
   }
   return [...paths]
 }

@@ -17,7 +17,7 @@
  * @module
  */
 import { constants as osConstants } from 'node:os'
-import { bubblewrapArgs, probeBubblewrap } from './bubblewrap.js'
+import { bubblewrapArgs, isVisibleInside, probeBubblewrap, resolveWritablePaths } from './bubblewrap.js'
 import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
 
 /** Which kernel isolation `bash` commands actually run under. */
@@ -45,7 +45,7 @@ export interface EngineSettings {
   readonly wanted: Readonly<{ filesystem: boolean; network: boolean; pid: boolean }>
   /** Absolute extra writable paths. */
   readonly writable: readonly string[]
-  /** Paths relative to the root that stay read-only (a trailing `/` marks a directory). */
+  /** Paths relative to the root that stay read-only (a trailing `/` is allowed and ignored). */
   readonly readOnly: readonly string[]
   /** Absolute paths that read as empty. */
   readonly unreadable: readonly string[]
@@ -95,6 +95,8 @@ export interface SandboxEngine {
   readonly unavailableReason: string | undefined
   /** Turn a checked command into what to spawn. */
   launch(command: EngineCommand): LaunchPlan
+  /** Whether the program, found on the host, can be started where the command runs. */
+  canStart(file: string, root: string): boolean
   /** Read the spawned process's status as the program's own. */
   status(exitCode: number | null, signal: string | null): CommandStatus
 }
@@ -127,6 +129,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
       launch: () => {
         throw new Error('the OS sandbox is unavailable')
       },
+      canStart: () => false,
       status: (exitCode, signal) => ({ exitCode, signal, hint: '' }),
     }
   }
@@ -134,6 +137,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
   if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
   const unshareNetwork = wantNetwork && probe.network
   const bwrap = probe.bwrap
+  const writable = resolveWritablePaths(settings.writable)
   return {
     name: 'bubblewrap',
     // The PID namespace is not optional here: it is what makes /proc private
@@ -147,11 +151,8 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           root: command.root,
           cwd: command.cwd,
           unshareNetwork,
-          writable: settings.writable,
-          readOnly: settings.readOnly.map((entry) => ({
-            path: `${command.root}/${entry.replace(/\/+$/, '')}`,
-            directory: entry.endsWith('/'),
-          })),
+          writable,
+          readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,
         },
         command.file,
@@ -161,6 +162,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
       env: withPrivateTmp(command.env, settings.explicitEnv),
       contained: true,
     }),
+    canStart: (file, root) => isVisibleInside(file, { root, writable, unreadable: settings.unreadable }),
     // bwrap's init reports a death by signal N as 128 + N (like a shell).
     // Read it as the signal: `exit 137` on purpose is far rarer than a kill.
     status: (exitCode, signal) => {
@@ -205,6 +207,7 @@ function namespaceEngine(settings: EngineSettings): SandboxEngine {
       const wrapped = wrapInNamespaces(command.file, command.args, { network, pid })
       return { file: wrapped.file, args: wrapped.args, cwd: command.hostCwd, env: command.env, contained: pid }
     },
+    canStart: () => true,
     // Inside unshare's PID namespace the status comes through a shell, which
     // reports a death by signal N as 128 + N: say what it probably means, claim nothing.
     status: (exitCode, signal) => {

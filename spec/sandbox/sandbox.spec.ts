@@ -64,7 +64,7 @@ describe('Sandbox options', () => {
     expect(new Sandbox({ maxOutputBytes: MAX_OUTPUT_BYTES_LIMIT }).maxOutputBytes).toBe(MAX_OUTPUT_BYTES_LIMIT)
     const defaults = new Sandbox().enforcement
     expect(defaults.writablePaths).toEqual([])
-    expect(defaults.readOnlyPaths).toEqual(['.git/hooks/', '.git/config'])
+    expect(defaults.readOnlyPaths).toEqual(['.git'])
     expect(defaults.unreadablePaths).toEqual(DEFAULT_UNREADABLE_PATHS.map((p) => path.join(os.homedir(), p.slice(2))))
     const custom = new Sandbox({ writablePaths: ['/var/cache/x/'], unreadablePaths: ['~', '/etc/secret'], readOnlyPaths: ['a/b/'], networkGuard: 'always' })
     expect(custom.enforcement).toMatchObject({ writablePaths: ['/var/cache/x'], unreadablePaths: [os.homedir(), '/etc/secret'], readOnlyPaths: ['a/b/'] })
@@ -181,7 +181,8 @@ describe('createTools and the ready instances', () => {
 
   it('describe() gives the input schema of the design for each tool', () => {
     const keys = (tool: Tool) => Object.keys((tool.describe().inputSchema as { keys?: object }).keys ?? {}).sort()
-    expect(keys(read)).toEqual(['path'])
+    // Issue 16 added line ranges to read.
+    expect(keys(read)).toEqual(['limit', 'lineNumbers', 'offset', 'path'])
     expect(keys(write)).toEqual(['content', 'path'])
     expect(keys(edit)).toEqual(['patch', 'path'])
     expect(keys(grep)).toEqual(['path', 'pattern'])
