@@ -1,9 +1,29 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 
 const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../lib')
+
+/**
+ * The layers, bottom first. A file may import its own folder and any folder
+ * of a LOWER rank, never one of the same or a higher rank: type-only imports
+ * count too (they tie the layers together as much as value imports do).
+ * `contracts` holds the interfaces two layers share (the artifact brand and
+ * shape), so neither has to import the other.
+ */
+const RANKS: Record<string, number> = {
+  base: 0, // lib/validation.ts, lib/exceptions.ts, utils/, contracts/
+  core: 1,
+  sandbox: 1,
+  artifacts: 2,
+  tools: 3,
+  providers: 4,
+  runner: 5,
+  cli: 6,
+  entries: 7, // lib/index.ts and lib/entries/*: the public entry points
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -13,59 +33,110 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
-/** Relative imports of a file; `type`-only imports are erased at runtime and so cannot form a load cycle. */
-function imports(file: string, { includeTypeOnly }: { includeTypeOnly: boolean }): string[] {
+/** Every relative import and re-export of a file, `import type` and `export type` included. */
+function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8')
   const found: string[] = []
-  const pattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]|^\s*import\s+['"](\.[^'"]+)['"]/gm
+  const pattern = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]|^\s*import\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm
   for (const match of text.matchAll(pattern)) {
-    const typeOnly = Boolean(match[2])
-    const spec = match[3] ?? match[4]
-    if (!spec || (typeOnly && !includeTypeOnly)) continue
-    found.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+    const spec = match[1] ?? match[2] ?? match[3]
+    if (spec) found.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
   }
   return found
 }
 
-const files = sourceFiles(LIB)
+/** Every import cycle of the files under `root`, as `a.ts -> b.ts -> a.ts` lines. */
+export function findCycles(root: string): string[] {
+  const files = sourceFiles(root)
+  const graph = new Map(files.map((f) => [f, [...new Set(imports(f))]]))
+  const state = new Map<string, 'visiting' | 'done'>()
+  const cycles: string[] = []
+  const visit = (file: string, stack: string[]): void => {
+    if (state.get(file) === 'done') return
+    if (state.get(file) === 'visiting') {
+      cycles.push([...stack.slice(stack.indexOf(file)), file].map((f) => relative(root, f)).join(' -> '))
+      return
+    }
+    state.set(file, 'visiting')
+    for (const next of graph.get(file) ?? []) visit(next, [...stack, file])
+    state.set(file, 'done')
+  }
+  for (const file of files) visit(file, [])
+  return cycles
+}
+
+function layerOf(root: string, file: string): string {
+  const parts = relative(root, file).split(sep)
+  if (parts.length === 1) return parts[0] === 'index.ts' ? 'entries' : 'base'
+  return parts[0] === 'utils' || parts[0] === 'contracts' ? 'base' : parts[0]!
+}
+
+/** Every import from a file to a folder of the same or a higher layer. */
+export function findUpwardImports(root: string): string[] {
+  return sourceFiles(root).flatMap((file) => {
+    const from = layerOf(root, file)
+    return imports(file)
+      .filter((target) => {
+        const to = layerOf(root, target)
+        if (to === from) return false
+        return (RANKS[to] ?? Infinity) >= (RANKS[from] ?? -Infinity)
+      })
+      .map((target) => `${relative(root, file)} (${from}) -> ${relative(root, target)} (${layerOf(root, target)})`)
+  })
+}
+
+const scratch: string[] = []
+afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+
+/** A throwaway lib/ with the given files, to show the checks can fail. */
+function plantedLib(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'toolsmith-arch-'))
+  scratch.push(root)
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, name)), { recursive: true })
+    writeFileSync(join(root, name), text)
+  }
+  return root
+}
 
 describe('architecture', () => {
-  it('has no runtime import cycles in lib/', () => {
-    const graph = new Map(files.map((f) => [f, imports(f, { includeTypeOnly: false })]))
-    const state = new Map<string, 'visiting' | 'done'>()
-    const cycles: string[] = []
-    const visit = (file: string, stack: string[]): void => {
-      if (state.get(file) === 'done') return
-      if (state.get(file) === 'visiting') {
-        cycles.push([...stack.slice(stack.indexOf(file)), file].map((f) => relative(LIB, f)).join(' -> '))
-        return
-      }
-      state.set(file, 'visiting')
-      for (const next of graph.get(file) ?? []) visit(next, [...stack, file])
-      state.set(file, 'done')
-    }
-    for (const file of files) visit(file, [])
-    expect(cycles).toEqual([])
+  it('every folder of lib/ has a layer', () => {
+    const folders = readdirSync(LIB).filter((entry) => statSync(join(LIB, entry)).isDirectory())
+    const unranked = folders.filter((folder) => !['utils', 'contracts'].includes(folder) && RANKS[folder] === undefined)
+    expect(unranked).toEqual([])
+  })
+
+  it('has no import cycle in lib/, type-only imports included', () => {
+    expect(findCycles(LIB)).toEqual([])
+  })
+
+  it('no layer imports a layer above it or beside it (type-only imports included)', () => {
+    expect(findUpwardImports(LIB)).toEqual([])
   })
 
   it('every relative import resolves to a file in lib/', () => {
+    const files = sourceFiles(LIB)
     const missing = files.flatMap((f) =>
-      imports(f, { includeTypeOnly: true })
+      imports(f)
         .filter((target) => !files.includes(target))
         .map((target) => `${relative(LIB, f)} -> ${relative(LIB, target)}`),
     )
     expect(missing).toEqual([])
   })
 
-  it('core imports nothing from tools, providers, runner, sandbox or cli', () => {
-    const forbidden = ['tools', 'providers', 'runner', 'sandbox', 'cli'].map((d) => join(LIB, d) + '/')
-    const violations = files
-      .filter((f) => f.startsWith(join(LIB, 'core') + '/'))
-      .flatMap((f) =>
-        imports(f, { includeTypeOnly: true })
-          .filter((target) => forbidden.some((prefix) => target.startsWith(prefix)))
-          .map((target) => `${relative(LIB, f)} -> ${relative(LIB, target)}`),
-      )
-    expect(violations).toEqual([])
+  it('the cycle check fails on a planted cycle made of type-only imports', () => {
+    const root = plantedLib({
+      'core/a.ts': "import type { B } from './b.js'\nexport interface A { b?: B }\n",
+      'core/b.ts': "export type { A } from './a.js'\nimport type { A } from './a.js'\nexport interface B { a?: A }\n",
+    })
+    expect(findCycles(root)).toEqual(['core/a.ts -> core/b.ts -> core/a.ts'])
+  })
+
+  it('the layer check fails on a planted type-only import of artifacts from core', () => {
+    const root = plantedLib({
+      'core/tool.ts': "import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'\nexport type R = SpooledArtifact\n",
+      'artifacts/spooled_artifact.ts': 'export class SpooledArtifact {}\n',
+    })
+    expect(findUpwardImports(root)).toEqual(['core/tool.ts (core) -> artifacts/spooled_artifact.ts (artifacts)'])
   })
 })

@@ -8,7 +8,7 @@ import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
-import type { SpooledArtifact } from './spooled_artifact.js'
+import type { SpooledArtifactLike } from '../contracts/artifact.js'
 
 /** How much one forged-tool call may return. */
 export interface ArtifactOutputLimits {
@@ -45,7 +45,7 @@ export const DEFAULT_ARTIFACT_OUTPUT_LIMITS: Readonly<ArtifactOutputLimits> = Ob
  *
  * @typeParam A - The artifact class the method works on.
  */
-export interface ArtifactToolMethod<A extends SpooledArtifact = SpooledArtifact> {
+export interface ArtifactToolMethod<A extends SpooledArtifactLike = SpooledArtifactLike> {
   /** The forged tool's name (`^[a-zA-Z0-9_-]{1,64}$`). */
   readonly toolName: string
   /** What the model reads; the forged tool adds how to pick the artifact. */
@@ -72,7 +72,7 @@ export interface ArtifactEntry {
   /** The tool that produced the artifact. */
   readonly tool: string
   /** The artifact. */
-  readonly artifact: SpooledArtifact
+  readonly artifact: SpooledArtifactLike
 }
 
 /** The input of `new ArtifactTool(raw)`. */
@@ -111,7 +111,7 @@ export interface RawArtifactTool {
  * const page = await tools.get('artifact_cat')!.executor(ctx)({ callId, start: 201, end: 400 })
  * ```
  */
-export class ArtifactTool extends Tool<SpooledArtifact> {
+export class ArtifactTool extends Tool {
   readonly #method: ArtifactToolMethod<any>
   readonly #limits: ArtifactOutputLimits
   readonly #entries: readonly ArtifactEntry[]
@@ -203,7 +203,7 @@ interface ArtifactIndex {
  *
  * @internal
  */
-export function appliesTo(method: ArtifactToolMethod<any>, artifact: SpooledArtifact): boolean {
+export function appliesTo(method: ArtifactToolMethod<any>, artifact: SpooledArtifactLike): boolean {
   const methods = (artifact.constructor as { toolMethods?: readonly ArtifactToolMethod<any>[] }).toolMethods ?? []
   return methods.some((m) => m.toolName === method.toolName)
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { ToolCall } from '../core/tool_call.js'
 import { ToolRegistry } from '../core/tool_registry.js'
 import { E_INVALID_OPTIONS, E_NOT_A_SPOOL_READER } from '../exceptions.js'
-import { hasBrand } from '../utils/guards.js'
+import { SPOOLED_ARTIFACT_BRAND, isSpooledArtifact, type GrepMatch, type GrepOptions, type SpooledArtifactLike } from '../contracts/artifact.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { validator } from '../validation.js'
 import {
@@ -20,9 +20,10 @@ import {
 import { isSpoolReader, type SpoolLine, type SpoolReader } from './spool_reader.js'
 import { InMemorySpoolStore, type SpoolInput, type SpoolStore } from './stores.js'
 
-const SPOOLED_ARTIFACT_BRAND = Symbol.for('toolsmith.spooled_artifact')
 
 /** Lines longer than this are matched by `grep` on their first 1 MiB only. */
+export type { GrepMatch, GrepOptions } from '../contracts/artifact.js'
+
 const GREP_LINE_BYTES = 1024 * 1024
 
 /**
@@ -31,30 +32,6 @@ const GREP_LINE_BYTES = 1024 * 1024
  * @typeParam A - The artifact type it builds.
  */
 export type SpooledArtifactConstructor<A extends SpooledArtifact = SpooledArtifact> = new (reader: SpoolReader) => A
-
-/** One `grep` hit. */
-export interface GrepMatch {
-  /** 1-based line number. */
-  line: number
-  /** The line's text (its first `maxLineBytes` when the line is longer). */
-  text: string
-}
-
-/** Options of {@link SpooledArtifact.grep}. */
-export interface GrepOptions {
-  /**
-   * Stop after this many matches.
-   *
-   * @defaultValue Infinity
-   */
-  maxMatches?: number
-  /**
-   * Bytes of each line to match against and return.
-   *
-   * @defaultValue 1 MiB
-   */
-  maxLineBytes?: number
-}
 
 /** Options of {@link SpooledArtifact.fromResult}. */
 export interface FromResultOptions {
@@ -106,7 +83,7 @@ export interface TurnToolCalls {
  * await log.cat(800, 820)          // lines 800..820 inclusive
  * ```
  */
-export class SpooledArtifact {
+export class SpooledArtifact implements SpooledArtifactLike {
   /**
    * The capabilities forged into tools for artifacts of this class:
    * `artifact_head`, `artifact_tail`, `artifact_cat`, `artifact_grep`.
@@ -146,7 +123,7 @@ export class SpooledArtifact {
    * @returns Whether `value` is a SpooledArtifact.
    */
   static isSpooledArtifact(value: unknown): value is SpooledArtifact {
-    return value instanceof SpooledArtifact || hasBrand(value, SPOOLED_ARTIFACT_BRAND)
+    return value instanceof SpooledArtifact || isSpooledArtifact(value)
   }
 
   /**
@@ -165,12 +142,12 @@ export class SpooledArtifact {
    */
   static async fromResult<T extends SpooledArtifact>(
     this: SpooledArtifactConstructor<T>,
-    result: SpoolInput | SpooledArtifact,
+    result: SpoolInput | SpooledArtifactLike,
     options: FromResultOptions = {},
   ): Promise<T> {
     if (SpooledArtifact.isSpooledArtifact(result)) return result as T
     const store = options.store ?? new InMemorySpoolStore()
-    const reader = await store.write(options.id ?? randomUUID(), result)
+    const reader = await store.write(options.id ?? randomUUID(), result as SpoolInput)
     return new this(reader)
   }
 
@@ -361,7 +338,7 @@ function toRegExp(re: RegExp | string): RegExp {
  * @internal
  */
 export async function renderRange(
-  artifact: SpooledArtifact,
+  artifact: SpooledArtifactLike,
   from: number,
   to: number,
   limits: ArtifactOutputLimits,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import type { SpooledArtifactLike } from '../contracts/artifact.js'
 import { createDispatchContext } from '../core/dispatch_context.js'
 import { E_TOOL_DOWNSTREAM_ERROR, errorSummary } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
@@ -61,7 +61,7 @@ const STREAM_BATCH_BYTES = 64 * 1024
  * Write an artifact to stdout line by line (each line ended by `\n`), so a
  * result of any size goes out without being loaded whole.
  */
-async function streamArtifact(artifact: SpooledArtifact, io: CliIo): Promise<void> {
+async function streamArtifact(artifact: SpooledArtifactLike, io: CliIo): Promise<void> {
   let batch: string[] = []
   let size = 0
   for await (const line of artifact.scan()) {

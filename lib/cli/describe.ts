@@ -15,7 +15,7 @@ import { writeOut, type CliIo } from './io.js'
 import { sandboxTools } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
-type Tools = Tool<SpooledArtifact>[]
+type Tools = Tool[]
 
 /** Every `--provider`, and how it builds the definitions. */
 const PROVIDERS: Readonly<Record<string, (tools: Tools) => unknown[]>> = {

@@ -4,7 +4,7 @@
  * @module
  */
 import { performance } from 'node:perf_hooks'
-import type { SpooledArtifact, SpooledArtifactConstructor } from '../artifacts/spooled_artifact.js'
+import type { ArtifactClass, SpooledArtifactLike } from '../contracts/artifact.js'
 import {
   E_INVALID_INITIAL_TOOL_VALUE,
   E_INVALID_TOOL_ARGS,
@@ -31,7 +31,7 @@ const TOOL_BRAND = Symbol.for('toolsmith.tool')
 export const REDACTION_FAILED = '[redaction failed]'
 
 /** What a handler may return: text, bytes, or an artifact wrapping either. */
-export type ToolResult = string | Uint8Array | SpooledArtifact
+export type ToolResult = string | Uint8Array | SpooledArtifactLike
 
 /** Facts about one call, handed to the handler as its fourth parameter. */
 export interface ToolCallInfo {
@@ -64,7 +64,7 @@ export type ToolHandler<Args = any> = (
 ) => ToolResult | Promise<ToolResult>
 
 /** Returns the artifact class lazily, so `tool.ts` never imports artifact code. */
-export type ArtifactConstructorResolver<A extends SpooledArtifact = SpooledArtifact> = () => SpooledArtifactConstructor<A>
+export type ArtifactConstructorResolver<A extends SpooledArtifactLike = SpooledArtifactLike> = () => ArtifactClass<A>
 
 /** What to do when a tool's name is already taken while merging registries. */
 export type CollisionPolicy = 'throw' | 'replace' | 'keep'
@@ -75,7 +75,7 @@ export type CollisionPolicy = 'throw' | 'replace' | 'keep'
  * @typeParam A - The artifact class that wraps this tool's output.
  * @typeParam Args - The validated argument type.
  */
-export interface RawTool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
+export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
   /** `^[a-zA-Z0-9_-]{1,64}$`: legal for every major provider as is. */
   name: string
   /** What the model reads to decide when to call the tool. */
@@ -220,7 +220,7 @@ export function warnIdempotencyKeyUnreachable(name: string, what: string): void 
  * await weather.executor(ctx)({ city: 'Oslo' }) // 'It is 21°C in Oslo'
  * ```
  */
-export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
+export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
   /**
    * The joi schema a {@link RawTool} must satisfy: reuse it to validate
    * tool entries nested in your own configuration.
@@ -299,7 +299,7 @@ export class Tool<A extends SpooledArtifact = SpooledArtifact, Args = any> {
    * @param value - Anything.
    * @returns Whether `value` is a Tool.
    */
-  static isTool(value: unknown): value is Tool<SpooledArtifact> {
+  static isTool(value: unknown): value is Tool {
     return value instanceof Tool || hasBrand(value, TOOL_BRAND)
   }
 

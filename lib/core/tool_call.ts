@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import { isSpooledArtifact, type SpooledArtifactLike } from '../contracts/artifact.js'
 import { E_INVALID_INITIAL_TOOL_CALL_VALUE, describeCause, errorSummary } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { hasBrand } from '../utils/guards.js'
@@ -11,8 +11,6 @@ import { sha256Hex } from '../utils/hash.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 
 const TOOL_CALL_BRAND = Symbol.for('toolsmith.tool_call')
-// Same brand `SpooledArtifact` carries; checked by symbol so core never value-imports artifacts.
-const SPOOLED_ARTIFACT_BRAND = Symbol.for('toolsmith.spooled_artifact')
 
 /** The input of `new ToolCall(raw)`. */
 export interface RawToolCall {
@@ -41,7 +39,7 @@ export interface RawToolCall {
    */
   isError?: boolean
   /** The artifact holding the output of a successful call. */
-  results?: SpooledArtifact
+  results?: SpooledArtifactLike
   /** What the call failed with, when `isError`. */
   error?: unknown
   /**
@@ -88,7 +86,7 @@ const rawToolCallSchema: ObjectSchema<RawToolCall> = validator
     isError: validator.boolean().default(false),
     results: validator
       .any()
-      .custom((value, helpers) => (hasBrand(value, SPOOLED_ARTIFACT_BRAND) ? value : helpers.error('any.invalid')))
+      .custom((value, helpers) => (isSpooledArtifact(value) ? value : helpers.error('any.invalid')))
       .messages({ 'any.invalid': '"results" must be a SpooledArtifact' }),
     error: validator.any(),
     createdAt: validator.date(),
@@ -142,7 +140,7 @@ export class ToolCall {
   readonly #checksum: string
   readonly #isComplete: boolean
   readonly #isError: boolean
-  readonly #results: SpooledArtifact | undefined
+  readonly #results: SpooledArtifactLike | undefined
   readonly #error: unknown
   readonly #createdAt: Date
   readonly #completedAt: Date | undefined
@@ -235,7 +233,7 @@ export class ToolCall {
   }
 
   /** The artifact holding a successful call's output, or `undefined`. */
-  get results(): SpooledArtifact | undefined {
+  get results(): SpooledArtifactLike | undefined {
     return this.#results
   }
 
@@ -263,7 +261,7 @@ export class ToolCall {
    * @throws {@link E_INVALID_INITIAL_TOOL_CALL_VALUE} when this call is
    *   already complete or `results` is not a SpooledArtifact.
    */
-  complete(results?: SpooledArtifact, completedAt: Date = new Date()): ToolCall {
+  complete(results?: SpooledArtifactLike, completedAt: Date = new Date()): ToolCall {
     this.#assertPending()
     return new ToolCall({ ...this.#raw(), isComplete: true, results, completedAt })
   }

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { E_INVALID_OPTIONS, E_TOOL_ALREADY_REGISTERED } from '../exceptions.js'
 import { isPlainObject } from '../utils/guards.js'
 import { Tool } from './tool.js'
@@ -15,9 +14,9 @@ import { ToolRegistry } from './tool_registry.js'
  * {@link ToolRegistry}.
  */
 export type ToolCollection =
-  | readonly Tool<SpooledArtifact>[]
-  | Iterable<Tool<SpooledArtifact>>
-  | Record<string, Tool<SpooledArtifact>>
+  | readonly Tool[]
+  | Iterable<Tool>
+  | Record<string, Tool>
   | ToolRegistry
 
 /**
@@ -42,13 +41,13 @@ export type ToolCollection =
  * toolList({ read, grep }).map((t) => t.name) // ['read', 'grep']
  * ```
  */
-export function toolList(tools: ToolCollection): Tool<SpooledArtifact>[] {
+export function toolList(tools: ToolCollection): Tool[] {
   let entries: Iterable<unknown>
   if (ToolRegistry.isToolRegistry(tools)) entries = tools.visible()
   else if (isIterable(tools)) entries = tools
   else if (isPlainObject(tools)) entries = Object.values(tools)
   else throw new E_INVALID_OPTIONS('Tools must be an array, an iterable, a record of tools or a ToolRegistry')
-  const byName = new Map<string, Tool<SpooledArtifact>>()
+  const byName = new Map<string, Tool>()
   for (const entry of entries) {
     if (!Tool.isTool(entry)) {
       throw new E_INVALID_OPTIONS(`Every entry of a tool collection must be a Tool (got ${describe(entry)})`)

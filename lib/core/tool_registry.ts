@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { E_INVALID_OPTIONS, E_TOOL_ALREADY_REGISTERED, E_TOOL_NOT_REGISTERED } from '../exceptions.js'
 import { hasBrand } from '../utils/guards.js'
 import { Tool, type CollisionPolicy } from './tool.js'
@@ -44,15 +43,15 @@ export interface MergeOptions {
  * registry.get('write')?.name             // 'write'
  * ```
  */
-export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
-  readonly #tools = new Map<string, Tool<SpooledArtifact>>()
+export class ToolRegistry implements Iterable<Tool> {
+  readonly #tools = new Map<string, Tool>()
   readonly #hidden = new Set<string>()
 
   /**
    * @param tools - Tools to register at once, in order.
    * @throws {@link E_TOOL_ALREADY_REGISTERED} when two of them share a name.
    */
-  constructor(tools: Iterable<Tool<SpooledArtifact>> = []) {
+  constructor(tools: Iterable<Tool> = []) {
     for (const tool of tools) this.register(tool)
   }
 
@@ -95,7 +94,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    * @throws {@link E_INVALID_OPTIONS} when `options.onCollision` is not a policy.
    */
   static merge(
-    registries: Iterable<ToolRegistry | Iterable<Tool<SpooledArtifact>>>,
+    registries: Iterable<ToolRegistry | Iterable<Tool>>,
     options: MergeOptions = {},
   ): ToolRegistry {
     const override = options.onCollision
@@ -141,7 +140,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    *   taken by another tool and `overwrite` is false.
    * @throws {@link E_INVALID_OPTIONS} when `tool` is not a {@link Tool}.
    */
-  register(tool: Tool<SpooledArtifact>, overwrite = false): this {
+  register(tool: Tool, overwrite = false): this {
     if (!Tool.isTool(tool)) {
       throw new E_INVALID_OPTIONS('ToolRegistry.register expects a Tool instance')
     }
@@ -170,7 +169,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    * @param name - The tool's name.
    * @returns The tool, or `undefined`.
    */
-  get(name: string): Tool<SpooledArtifact> | undefined {
+  get(name: string): Tool | undefined {
     return this.#tools.get(name)
   }
 
@@ -181,7 +180,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    * @returns The tool.
    * @throws {@link E_TOOL_NOT_REGISTERED} (status 404) naming the registered tools.
    */
-  getOrFail(name: string): Tool<SpooledArtifact> {
+  getOrFail(name: string): Tool {
     const tool = this.#tools.get(name)
     if (tool === undefined) throw this.#notRegistered(name)
     return tool
@@ -202,7 +201,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    *
    * @returns A new array, in registration order.
    */
-  all(): Tool<SpooledArtifact>[] {
+  all(): Tool[] {
     return [...this.#tools.values()]
   }
 
@@ -211,7 +210,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    *
    * @returns A new array, in registration order.
    */
-  visible(): Tool<SpooledArtifact>[] {
+  visible(): Tool[] {
     return this.all().filter((tool) => !this.#hidden.has(tool.name))
   }
 
@@ -257,7 +256,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    *
    * @returns The tools removed, in registration order.
    */
-  pruneEphemeral(): Tool<SpooledArtifact>[] {
+  pruneEphemeral(): Tool[] {
     const removed = this.all().filter((tool) => tool.ephemeral)
     for (const tool of removed) this.unregister(tool.name)
     return removed
@@ -268,7 +267,7 @@ export class ToolRegistry implements Iterable<Tool<SpooledArtifact>> {
    *
    * @returns An iterator over the tools.
    */
-  [Symbol.iterator](): Iterator<Tool<SpooledArtifact>> {
+  [Symbol.iterator](): Iterator<Tool> {
     return this.all()[Symbol.iterator]()
   }
 

@@ -165,7 +165,7 @@ export function toAiSdkTools(
   return Object.fromEntries(list.map((tool) => [names.toProvider(tool.name), toAiSdkTool(tool, ctx, dropNulls, maxBytes)]))
 }
 
-function toAiSdkTool(tool: Tool<SpooledArtifact>, ctx: DispatchContext, dropNulls: boolean, maxBytes: number): AiSdkTool {
+function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBytes: number): AiSdkTool {
   const prepare = (input: unknown): unknown => (dropNulls ? dropOptionalNulls(tool, input) : input)
   return {
     description: tool.description,
@@ -181,7 +181,7 @@ function toAiSdkTool(tool: Tool<SpooledArtifact>, ctx: DispatchContext, dropNull
   }
 }
 
-function inputSchemaOf(tool: Tool<SpooledArtifact>, prepare: (input: unknown) => unknown): AiSdkInputSchema {
+function inputSchemaOf(tool: Tool, prepare: (input: unknown) => unknown): AiSdkInputSchema {
   let json: JsonSchema | undefined
   const schema = (): JsonSchema => (json ??= toJsonSchema(tool.inputSchema))
   return {

@@ -101,7 +101,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
   const context = options.context ?? createDispatchContext()
   const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
   const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
-  const current = (): Tool<SpooledArtifact>[] => {
+  const current = (): Tool[] => {
     const list = toolList(tools)
     for (const tool of list) if (names.isLegal(tool.name)) names.toProvider(tool.name)
     return list

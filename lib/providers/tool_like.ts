@@ -13,7 +13,7 @@ import { isPlainObject } from '../utils/guards.js'
 import { validator, type ObjectSchema } from '../validation.js'
 
 /** A {@link Tool}, or the plain snapshot its `describe()` returns (e.g. read from JSON). */
-export type ToolLike = Tool<SpooledArtifact> | ToolDescription
+export type ToolLike = Tool | ToolDescription
 
 /**
  * A set of {@link ToolLike}s: a {@link ToolCollection}, or an array, iterable
@@ -93,7 +93,7 @@ export function toolLikeList(tools: ToolLikeCollection): ToolLike[] {
     typeof (tools as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function'
       ? [...(tools as Iterable<unknown>)]
       : Object.values(tools as Record<string, unknown>)
-  if (entries.every((entry) => Tool.isTool(entry))) return toolList(entries as Tool<SpooledArtifact>[])
+  if (entries.every((entry) => Tool.isTool(entry))) return toolList(entries as Tool[])
   return entries.map((entry) => {
     if (Tool.isTool(entry) || isToolDescription(entry)) return entry
     throw new E_NOT_A_TOOL('Every entry of a tool collection must be a Tool or a tool.describe() snapshot')

@@ -10,11 +10,10 @@ import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import type { Tool, ToolResult } from '../core/tool.js'
 import type { ToolCall } from '../core/tool_call.js'
-import { hasBrand } from '../utils/guards.js'
+import { isSpooledArtifact, type SpooledArtifactLike } from '../contracts/artifact.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { outputToJson, type TruncatedOutput } from './journal.js'
 
-const ARTIFACT_BRAND = Symbol.for('toolsmith.spooled_artifact')
 const PREVIEW_LINES = 20
 const PREVIEW_MAX_BYTES = 1_024
 
@@ -45,7 +44,7 @@ export interface SettledResult {
   /** The tool message text: the result, or a preview with paging instructions. */
   content: string
   /** The artifact holding the whole result. */
-  artifact: SpooledArtifact
+  artifact: SpooledArtifactLike
   /** Size of the result in bytes. */
   bytes: number
   /** Whether the model got a preview instead of the whole result. */
@@ -74,16 +73,16 @@ export class ResultSpooler {
    * @param options - callId and budgets.
    * @returns The message content, the artifact and the journal output.
    */
-  async settle(tool: Tool<SpooledArtifact>, result: ToolResult, options: SettleOptions): Promise<SettledResult> {
+  async settle(tool: Tool, result: ToolResult, options: SettleOptions): Promise<SettledResult> {
     const bytes = await byteLengthOf(result)
     // Forged artifact tools already bound their output; spooling it again would loop.
     const fits = bytes <= options.inlineBudgetBytes || tool.ephemeral
     const Artifact = tool.artifactConstructor?.() ?? SpooledArtifact
-    let artifact: SpooledArtifact
-    if (isArtifact(result)) artifact = result
-    else if (fits) artifact = new Artifact(MemorySpoolReader.from(result))
+    let artifact: SpooledArtifactLike
+    if (isSpooledArtifact(result)) artifact = result
+    else if (fits) artifact = new Artifact(MemorySpoolReader.from(result as string | Uint8Array))
     // A unique spool id: the same tool and args twice must not replace (or hide) the first result.
-    else artifact = new Artifact(await this.#store.write(`${options.callId}:${randomUUID()}`, result))
+    else artifact = new Artifact(await this.#store.write(`${options.callId}:${randomUUID()}`, result as string | Uint8Array))
 
     if (fits) {
       const text = typeof result === 'string' ? result : await artifact.asString()
@@ -131,14 +130,11 @@ export class ResultSpooler {
    * @param calls - Completed calls with artifacts.
    * @returns The tools, visible ones only.
    */
-  artifactTools(calls: Iterable<ToolCall>): Tool<SpooledArtifact>[] {
+  artifactTools(calls: Iterable<ToolCall>): Tool[] {
     return SpooledArtifact.forgeTools(calls).visible()
   }
 }
 
-function isArtifact(value: unknown): value is SpooledArtifact {
-  return value instanceof SpooledArtifact || hasBrand(value, ARTIFACT_BRAND)
-}
 
 async function byteLengthOf(result: ToolResult): Promise<number> {
   if (typeof result === 'string') return Buffer.byteLength(result, 'utf8')
@@ -146,7 +142,7 @@ async function byteLengthOf(result: ToolResult): Promise<number> {
   return await result.byteLength()
 }
 
-async function previewOf(artifact: SpooledArtifact): Promise<string> {
+async function previewOf(artifact: SpooledArtifactLike): Promise<string> {
   const head = await artifact.head(PREVIEW_LINES)
   const cut = utf8Prefix(head, PREVIEW_MAX_BYTES)
   return cut.length < head.length ? `${cut}…` : head

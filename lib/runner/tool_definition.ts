@@ -8,7 +8,7 @@ import type { Tool } from '../core/tool.js'
 import { toJsonSchema } from '../providers/json_schema.js'
 import type { ToolDefinition } from './messages.js'
 
-const cache = new WeakMap<Tool<SpooledArtifact>, ToolDefinition>()
+const cache = new WeakMap<Tool, ToolDefinition>()
 
 /**
  * The {@link ToolDefinition} of a tool: its `describe()` plus its JSON Schema.
@@ -16,7 +16,7 @@ const cache = new WeakMap<Tool<SpooledArtifact>, ToolDefinition>()
  * @param tool - The tool.
  * @returns A fresh copy each call (the model callback may change it freely).
  */
-export function toolDefinition(tool: Tool<SpooledArtifact>): ToolDefinition {
+export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = cache.get(tool)
   if (!definition) {
     const description = tool.describe()

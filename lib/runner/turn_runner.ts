@@ -180,7 +180,7 @@ export class TurnRunner {
   /** The constructor's tool allow-list, if any. */
   readonly allowTools: readonly string[] | undefined
 
-  readonly #tools: Map<string, Tool<SpooledArtifact>>
+  readonly #tools: Map<string, Tool>
   readonly #spooler: ResultSpooler
   readonly #onEvent: TurnEventListener | undefined
   #seq = 0
@@ -205,7 +205,7 @@ export class TurnRunner {
   }
 
   /** The registered tools, by name (before any allow-list). */
-  get tools(): Tool<SpooledArtifact>[] {
+  get tools(): Tool[] {
     return [...this.#tools.values()]
   }
 
@@ -233,7 +233,7 @@ export class TurnRunner {
 }
 
 interface TurnServices {
-  tools: Map<string, Tool<SpooledArtifact>>
+  tools: Map<string, Tool>
   spooler: ResultSpooler
   nextSeq(): number
   emit(event: TurnEvent): void
@@ -336,7 +336,7 @@ class Turn {
   }
 
   /** Registered tools passing the allow-list, plus artifact tools for every spooled result so far. */
-  #offeredTools(): Tool<SpooledArtifact>[] {
+  #offeredTools(): Tool[] {
     const allow = this.#options.allowTools ?? this.#runner.allowTools
     const allowed = [...this.#services.tools.values()].filter((t) => !allow || allow.includes(t.name))
     if (this.#spooled.length === 0) return allowed
@@ -358,7 +358,7 @@ class Turn {
   }
 
   /** Split the calls into groups that keep the model's order: runs of read-only calls, and single side-effect calls. */
-  async #runCalls(calls: ModelToolCall[], offered: Map<string, Tool<SpooledArtifact>>, step: number): Promise<CallOutcome[]> {
+  async #runCalls(calls: ModelToolCall[], offered: Map<string, Tool>, step: number): Promise<CallOutcome[]> {
     const seqs = calls.map(() => this.#services.nextSeq())
     const outcomes: CallOutcome[] = new Array(calls.length)
     let i = 0
@@ -381,7 +381,7 @@ class Turn {
     return outcomes
   }
 
-  async #runCall(call: ModelToolCall, tool: Tool<SpooledArtifact> | undefined, seq: number, step: number): Promise<CallOutcome> {
+  async #runCall(call: ModelToolCall, tool: Tool | undefined, seq: number, step: number): Promise<CallOutcome> {
     const { emit, spooler } = this.#services
     const startedAtMs = Date.now()
     const started = performance.now()
@@ -468,7 +468,7 @@ class Turn {
     }
   }
 
-  async #journal(row: ToolCallRow, tool: Tool<SpooledArtifact> | undefined): Promise<void> {
+  async #journal(row: ToolCallRow, tool: Tool | undefined): Promise<void> {
     const journal = this.#runner.journal
     if (!journal) return
     const flags = tool ? { sideEffect: tool.sideEffect, idempotent: tool.idempotent } : { sideEffect: false, idempotent: true }

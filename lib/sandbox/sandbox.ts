@@ -6,7 +6,6 @@
  */
 import os from 'node:os'
 import path from 'node:path'
-import type { SpoolStore } from '../artifacts/stores.js'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 import { isNeverWritable } from './bubblewrap.js'
@@ -63,17 +62,6 @@ export const DEFAULT_UNREADABLE_PATHS: readonly string[] = Object.freeze([
  * `git diff`) but not commit; see docs/tools.md for the trade-off.
  */
 export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze(['.git'])
-
-function isSpoolStore(value: unknown): value is SpoolStore {
-  const store = value as Partial<Record<'write' | 'read' | 'delete', unknown>> | null
-  return (
-    typeof store === 'object' &&
-    store !== null &&
-    typeof store.write === 'function' &&
-    typeof store.read === 'function' &&
-    typeof store.delete === 'function'
-  )
-}
 
 /** Options of `new Sandbox(options)` and `createTools(options)`. */
 export interface SandboxOptions {
@@ -156,8 +144,6 @@ export interface SandboxOptions {
    * `ENV` and `*_PROXY` are refused.
    */
   env?: Record<string, string>
-  /** Where large results may be spooled (`InMemorySpoolStore`, `FileSpoolStore`…): kept for the turn runner. */
-  spoolStore?: SpoolStore
   /**
    * Turn isolation layers for `bash` OFF (it can never turn one on that the
    * kernel does not give). `filesystem: false` is the explicit opt-out of
@@ -230,8 +216,8 @@ function pathList(accept: (value: string) => boolean, rule: string) {
   )
 }
 
-const optionsSchema: ObjectSchema<SandboxOptions> = validator
-  .object<SandboxOptions>({
+const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = validator
+  .object<SandboxOptions & { spoolStore?: never }>({
     rootDir: validator.string().min(1).pattern(/^[^\0]*$/, 'no NUL bytes'),
     maxOutputBytes: validator.number().integer().min(64).max(MAX_OUTPUT_BYTES_LIMIT).default(200_000),
     timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(60_000),
@@ -260,11 +246,11 @@ const optionsSchema: ObjectSchema<SandboxOptions> = validator
         validator.string().pattern(/^[^\0]*$/, 'no NUL bytes'),
       )
       .default({}),
-    // any().custom keeps the store's identity (an object schema would clone it).
-    spoolStore: validator
-      .any()
-      .custom((store: unknown, helpers) => (isSpoolStore(store) ? store : helpers.error('any.invalid')))
-      .messages({ 'any.invalid': '{#label} must be a SpoolStore (an object with write(), read() and delete())' }),
+    // Removed (issue 12): it was stored and never read. Refused by name so a
+    // caller who relied on it learns where spooling is configured.
+    spoolStore: validator.any().forbidden().messages({
+      'any.unknown': '{#label} is not a Sandbox option (it never had an effect): pass spoolStore to TurnRunner',
+    }),
     isolation: validator
       .object({
         filesystem: validator.boolean().default(true),
@@ -304,7 +290,6 @@ export class Sandbox {
   readonly #timeoutMs: number
   readonly #allowNetwork: boolean
   readonly #env: Readonly<Record<string, string>>
-  readonly #spoolStore: SpoolStore | undefined
   readonly #wantedIsolation: Readonly<Required<SandboxIsolationOptions>>
   readonly #networkGuard: 'auto' | 'always'
   readonly #writablePaths: readonly string[]
@@ -319,8 +304,8 @@ export class Sandbox {
    *   `ValidationException` is the cause.
    */
   constructor(options: SandboxOptions = {}) {
-    let valid: Required<Omit<SandboxOptions, 'spoolStore' | 'rootDir' | 'isolation'>> &
-      Pick<SandboxOptions, 'spoolStore' | 'rootDir'> & { isolation: Required<SandboxIsolationOptions> }
+    let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation'>> &
+      Pick<SandboxOptions, 'rootDir'> & { isolation: Required<SandboxIsolationOptions> }
     try {
       valid = validateOrThrow(optionsSchema, options ?? {}, { convert: false }) as typeof valid
     } catch (error) {
@@ -332,7 +317,6 @@ export class Sandbox {
     this.#timeoutMs = valid.timeoutMs
     this.#allowNetwork = valid.allowNetwork
     this.#env = Object.freeze({ ...valid.env })
-    this.#spoolStore = valid.spoolStore
     this.#wantedIsolation = Object.freeze({ ...valid.isolation })
     this.#networkGuard = valid.networkGuard
     this.#writablePaths = Object.freeze(valid.writablePaths.map((p) => path.resolve(p)))
@@ -378,10 +362,6 @@ export class Sandbox {
     return this.#env
   }
 
-  /** The spool store given at construction, if any. */
-  get spoolStore(): SpoolStore | undefined {
-    return this.#spoolStore
-  }
 
   /** When the word guard runs (see {@link SandboxOptions.networkGuard}). */
   get networkGuard(): 'auto' | 'always' {

@@ -37,18 +37,16 @@ describe('Sandbox options', () => {
     expect(sandbox.timeoutMs).toBe(60_000)
     expect(sandbox.allowNetwork).toBe(false)
     expect(sandbox.env).toEqual({})
-    expect(sandbox.spoolStore).toBeUndefined()
+    expect('spoolStore' in sandbox).toBe(false)
   })
 
   it('keeps what it is given (rootDir made absolute, env frozen)', () => {
-    const store = new InMemorySpoolStore()
     const sandbox = new Sandbox({
       rootDir: 'some/relative/dir',
       maxOutputBytes: 1234,
       timeoutMs: 5000,
       allowNetwork: true,
       env: { FOO: 'bar' },
-      spoolStore: store,
     })
     expect(sandbox.rootDir).toBe(path.resolve('some/relative/dir'))
     expect(sandbox.maxOutputBytes).toBe(1234)
@@ -56,7 +54,19 @@ describe('Sandbox options', () => {
     expect(sandbox.allowNetwork).toBe(true)
     expect(sandbox.env).toEqual({ FOO: 'bar' })
     expect(Object.isFrozen(sandbox.env)).toBe(true)
-    expect(sandbox.spoolStore).toBe(store)
+  })
+
+  it('refuses spoolStore, which never had an effect, and says where it belongs (issue 12)', () => {
+    const refusal = (() => {
+      try {
+        new Sandbox({ spoolStore: new InMemorySpoolStore() } as never)
+      } catch (error) {
+        return error as { code?: string; message: string }
+      }
+      return undefined
+    })()
+    expect(refusal?.code).toBe('E_INVALID_OPTIONS')
+    expect(refusal?.message).toMatch(/pass spoolStore to TurnRunner/)
   })
 
   it('accepts maxOutputBytes up to 10 MiB, and the path policy options with their defaults', () => {
