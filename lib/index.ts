@@ -50,7 +50,7 @@ export * from './providers/anthropic.js'
 export * from './providers/gemini.js'
 export * from './providers/mcp.js'
 export * from './providers/mcp_server.js'
-export * from './providers/call_context.js'
+export * from './core/call_context.js'
 export * from './providers/tool_result_text.js'
 export * from './providers/ai_sdk.js'
 

@@ -66,6 +66,35 @@ export class ValidationException extends BaseException<ValidationErrorItem[]> {
   }
 }
 
+/**
+ * A copy of a joi error that holds none of the validated input: no
+ * `context.value` in its details, no `_original`, and the value cut out of
+ * every message (joi's pattern and custom messages quote it). For input a
+ * model or user sends, which may carry a password, before it reaches an
+ * exception that events and journals record.
+ *
+ * @param error - A joi validation error.
+ * @returns A new error with the same paths, types and (scrubbed) messages.
+ */
+export function withoutInputValues(error: Joi.ValidationError): Joi.ValidationError {
+  const details = error.details.map((detail) => {
+    const { value, ...context } = detail.context ?? {}
+    return { ...detail, message: cutValue(detail.message, value), context }
+  })
+  return new Joi.ValidationError(details.map((d) => d.message).join('. '), details, undefined)
+}
+
+function cutValue(message: string, value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'boolean') return message
+  let text: string
+  try {
+    text = typeof value === 'object' ? JSON.stringify(value) : String(value)
+  } catch {
+    return message
+  }
+  return text && text.length > 0 ? message.split(text).join('[value]') : message
+}
+
 const DEFAULT_OPTIONS: ValidateOptions = { abortEarly: false }
 
 /**

@@ -12,16 +12,16 @@ import {
   E_TOOL_DOWNSTREAM_ERROR,
   errorSummary,
 } from '../exceptions.js'
-import { canonicalStringify } from '../utils/canonical_json.js'
 import { hasBrand, isPlainObject } from '../utils/guards.js'
-import { sha256Hex } from '../utils/hash.js'
 import {
   ValidationException,
   validateOrThrow,
   validator,
+  withoutInputValues,
   type Description,
   type ObjectSchema,
 } from '../validation.js'
+import { callIdOf, idempotencyKeyOf, strictCallIdOf } from './call_identity.js'
 import type { DispatchContext, ToolExecutionEndEvent } from './dispatch_context.js'
 import { Registry } from './registry.js'
 
@@ -29,6 +29,13 @@ const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
 /** What events record in place of the args when a tool's `redact` throws. */
 export const REDACTION_FAILED = '[redaction failed]'
+
+/**
+ * What events and journals record in place of args that failed validation:
+ * a `redact` written for valid args cannot be trusted with arbitrary input
+ * (`({ content, ...rest }) => rest` would pass a stray `password` through).
+ */
+export const INVALID_ARGS_NOT_RECORDED = '[invalid args not recorded]'
 
 /** What a handler may return: text, bytes, or an artifact wrapping either. */
 export type ToolResult = string | Uint8Array | SpooledArtifactLike
@@ -138,6 +145,60 @@ export interface ToolDescription {
 
 /** The function `tool.executor(ctx)` returns. */
 export type ToolExecutor = (args: unknown) => Promise<ToolResult>
+
+/** What every surface needs to know about a call before it runs; see {@link Tool.prepare}. */
+interface PreparedCallBase {
+  /** The tool's name. */
+  readonly toolName: string
+  /** `sha256hex(canonicalStringify({ tool, args }))` over the raw args. */
+  readonly callId: string
+  /** The idempotency key in the context the call was prepared for. */
+  readonly idempotencyKey: string
+  /**
+   * What events, logs and journals record: `redact(args)` for valid args when
+   * the tool has `redact` ({@link REDACTION_FAILED} when it throws), the args
+   * themselves when it has none, and {@link INVALID_ARGS_NOT_RECORDED} for
+   * args that failed validation. Never the raw args of a failed call.
+   */
+  readonly loggedArgs: unknown
+}
+
+/** A call whose args passed validation: hand it to `executor(ctx).run(prepared)`. */
+export interface ValidCall<Args = any> extends PreparedCallBase {
+  /** Validation passed. */
+  readonly ok: true
+  /** The validated args (defaults applied). */
+  readonly args: Args
+}
+
+/** A call whose args failed validation: it cannot run. */
+export interface InvalidCall extends PreparedCallBase {
+  /** Validation failed. */
+  readonly ok: false
+  /** The `E_INVALID_TOOL_ARGS` that running it would throw. */
+  readonly error: E_INVALID_TOOL_ARGS
+}
+
+/** The outcome of {@link Tool.prepare}. */
+export type PreparedCall<Args = any> = ValidCall<Args> | InvalidCall
+
+/**
+ * `tool.executor(ctx)`: call it with args, or split the call in two —
+ * `prepare(args)` (ids, validation, logged args; no event) then
+ * `run(prepared)` (events, handler) — when the caller records the call itself
+ * (the turn runner does).
+ */
+export interface PreparedExecutor extends ToolExecutor {
+  /** {@link Tool.prepare} in this executor's context. */
+  prepare(args: unknown): Promise<PreparedCall>
+  /**
+   * Run a call this tool prepared in this context.
+   *
+   * @throws `E_INVALID_TOOL_ARGS` for an invalid call; `E_INVALID_OPTIONS` for
+   *   an object `prepare` did not return.
+   */
+  run(prepared: PreparedCall): Promise<ToolResult>
+}
 
 const rawToolSchema: ObjectSchema<RawTool> = validator
   .object<RawTool>({
@@ -322,7 +383,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
       return (await this.#argsSchema.validateAsync(args, VALIDATE_OPTIONS)) as Args
     } catch (caught) {
       if (!validator.isError(caught)) throw caught
-      const error = new ValidationException(caught)
+      // Args come from a model and may hold secrets; the error is logged and journaled.
+      const error = new ValidationException(withoutInputValues(caught))
       throw new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${this.name}": ${error.message}`, {
         cause: error,
         details: {
@@ -357,26 +419,87 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * @param ctx - The turn's dispatch context.
    * @returns `(args) => Promise<result>`.
    */
-  executor(ctx: DispatchContext): ToolExecutor {
-    return (args: unknown): Promise<ToolResult> => this.#execute(ctx, args)
+  executor(ctx: DispatchContext): PreparedExecutor {
+    const execute = ((args: unknown): Promise<ToolResult> => this.#execute(ctx, args)) as PreparedExecutor
+    execute.prepare = (args) => this.prepare(args, ctx)
+    execute.run = (prepared) => this.#runPrepared(ctx, prepared)
+    return execute
+  }
+
+  /**
+   * Everything known about a call before it runs, computed one way for every
+   * surface: the executor, the turn runner, MCP and the AI SDK all go
+   * through here.
+   *
+   * @remarks
+   * Never throws for bad args: an invalid call comes back with `ok: false`,
+   * its `error`, its ids and {@link INVALID_ARGS_NOT_RECORDED} as
+   * `loggedArgs`, so it can be recorded without its raw args. Emits nothing.
+   *
+   * @param args - The raw args.
+   * @param ctx - The context whose idempotency scope keys the call.
+   * @returns The prepared call.
+   */
+  async prepare(args: unknown, ctx: Pick<DispatchContext, 'id' | 'idempotencyScope'>): Promise<PreparedCall<Args>> {
+    let callId: string
+    try {
+      callId = strictCallIdOf(this.name, args)
+    } catch (cause) {
+      const error = new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${this.name}": ${errorSummary(cause)}`, {
+        cause,
+        details: { toolName: this.name, issues: [] },
+      })
+      return this.#issue(new Prepared<Args>(this.name, callIdOf(this.name, args), ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
+    }
+    let validated: Args
+    try {
+      validated = await this.validate(args)
+    } catch (error) {
+      if (!(error instanceof E_INVALID_TOOL_ARGS)) throw error
+      return this.#issue(new Prepared<Args>(this.name, callId, ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
+    }
+    const loggedArgs = this.redact ? this.#redacted(validated) : validated
+    return this.#issue(new Prepared<Args>(this.name, callId, ctx, loggedArgs, true, validated, undefined))
+  }
+
+  /** Calls this tool prepared: `run` refuses look-alikes, which could smuggle unvalidated args. */
+  readonly #issued = new WeakSet<object>()
+
+  #issue(prepared: Prepared<Args>): PreparedCall<Args> {
+    this.#issued.add(prepared)
+    return prepared as unknown as PreparedCall<Args>
+  }
+
+  async #execute(ctx: DispatchContext, args: unknown): Promise<ToolResult> {
+    const prepared = await this.prepare(args, ctx)
+    if (!prepared.ok) throw prepared.error
+    return this.#start(ctx, prepared)
+  }
+
+  async #runPrepared(ctx: DispatchContext, prepared: PreparedCall): Promise<ToolResult> {
+    if (!this.#issued.has(prepared)) {
+      throw new E_INVALID_TOOL_ARGS(`run(prepared) needs a call prepared by tool "${this.name}" (executor(ctx).prepare(args))`, {
+        details: { toolName: this.name, issues: [] },
+      })
+    }
+    if (!prepared.ok) throw prepared.error
+    return this.#start(ctx, prepared)
   }
 
   // Written without per-call closures: this path runs thousands of times per
   // task and its overhead is budgeted against bare validation + hashing.
-  async #execute(ctx: DispatchContext, args: unknown): Promise<ToolResult> {
-    const callId = this.#callId(args)
-    const validated = await this.validate(args)
+  async #start(ctx: DispatchContext, prepared: ValidCall<Args>): Promise<ToolResult> {
+    const callId = prepared.callId
     const startedAt = Date.now()
     const started = performance.now()
-    const loggedArgs = this.redact ? this.#redacted(validated) : validated
     try {
-      ctx.emitToolExecutionStart({ toolName: this.name, turnId: ctx.id, callId, args: loggedArgs, startedAt })
+      ctx.emitToolExecutionStart({ toolName: this.name, turnId: ctx.id, callId, args: prepared.loggedArgs, startedAt })
     } catch (error) {
       warnListenerError(error)
     }
     let result: ToolResult
     try {
-      result = await this.#run(validated, ctx, callId)
+      result = await this.#run(prepared, ctx)
     } catch (cause) {
       const error = new E_TOOL_DOWNSTREAM_ERROR(`${this.name} failed: ${errorSummary(cause)}`, {
         cause,
@@ -440,35 +563,56 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     return structuredClone(this.#description)
   }
 
-  #callId(args: unknown): string {
-    try {
-      return sha256Hex(canonicalStringify({ tool: this.name, args }))
-    } catch (cause) {
-      throw new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${this.name}": ${errorSummary(cause)}`, {
-        cause,
-        details: { toolName: this.name, issues: [] },
-      })
-    }
-  }
-
-  #run(args: Args, ctx: DispatchContext, callId: string): ToolResult | Promise<ToolResult> {
+  #run(prepared: ValidCall<Args>, ctx: DispatchContext): ToolResult | Promise<ToolResult> {
     const signal = ctx.abortSignal
     if (signal.aborted) {
       throw new E_TOOL_ABORTED(`Call to "${this.name}" was cancelled before it started`, { cause: signal.reason })
     }
-    const name = this.name
-    let idempotencyKey: string | undefined
     const call: ToolCallInfo = {
-      callId,
-      toolName: name,
+      callId: prepared.callId,
+      toolName: this.name,
       signal,
-      // Computed on first read: most handlers never look at it.
+      // Read through: the prepared call computes it on first read.
       get idempotencyKey() {
-        idempotencyKey ??= sha256Hex(canonicalStringify({ scope: ctx.idempotencyScope ?? ctx.id, callId }))
-        return idempotencyKey
+        return prepared.idempotencyKey
       },
     }
-    return this.#handler(args, ctx, this.meta, call)
+    return this.#handler(prepared.args, ctx, this.meta, call)
+  }
+}
+
+/** A prepared call; the idempotency key is hashed on first read (most handlers never look at it). */
+class Prepared<Args> {
+  readonly toolName: string
+  readonly callId: string
+  readonly loggedArgs: unknown
+  readonly ok: boolean
+  readonly args: Args | undefined
+  readonly error: E_INVALID_TOOL_ARGS | undefined
+  readonly #scope: { readonly id: string; readonly idempotencyScope?: string | undefined }
+  #idempotencyKey: string | undefined
+
+  constructor(
+    toolName: string,
+    callId: string,
+    ctx: { readonly id: string; readonly idempotencyScope?: string | undefined },
+    loggedArgs: unknown,
+    ok: boolean,
+    args: Args | undefined,
+    error: E_INVALID_TOOL_ARGS | undefined,
+  ) {
+    this.toolName = toolName
+    this.callId = callId
+    this.loggedArgs = loggedArgs
+    this.ok = ok
+    this.args = args
+    this.error = error
+    this.#scope = { id: ctx.id, idempotencyScope: ctx.idempotencyScope }
+  }
+
+  get idempotencyKey(): string {
+    this.#idempotencyKey ??= idempotencyKeyOf(this.#scope, this.callId)
+    return this.#idempotencyKey
   }
 }
 

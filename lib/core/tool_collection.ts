@@ -46,7 +46,11 @@ export function toolList(tools: ToolCollection): Tool[] {
   if (ToolRegistry.isToolRegistry(tools)) entries = tools.visible()
   else if (isIterable(tools)) entries = tools
   else if (isPlainObject(tools)) entries = Object.values(tools)
-  else throw new E_INVALID_OPTIONS('Tools must be an array, an iterable, a record of tools or a ToolRegistry')
+  else {
+    throw new E_INVALID_OPTIONS(
+      `Tools must be an array, an iterable, a record of tools or a ToolRegistry (got ${describe(tools)}; for the built-ins pass createTools({ rootDir }))`,
+    )
+  }
   const byName = new Map<string, Tool>()
   for (const entry of entries) {
     if (!Tool.isTool(entry)) {

@@ -17,7 +17,7 @@ import { createDispatchContext, type DispatchContext } from '../core/dispatch_co
 import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { E_INVALID_OPTIONS, errorSummary } from '../exceptions.js'
-import { createCallContext } from './call_context.js'
+import { createCallContext } from '../core/call_context.js'
 import { toMcpTool } from './mcp.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'

@@ -45,8 +45,12 @@ export interface ModelEndEvent {
   step: number
   /** Its text, possibly empty. */
   text: string
-  /** The calls it asked for. */
-  toolCalls: ModelToolCall[]
+  /**
+   * The calls it asked for, without their args: args are logged once, by
+   * each call's `tool-start`, as the tool redacts them (events are logs, and
+   * raw args may hold a password).
+   */
+  toolCalls: Pick<ModelToolCall, 'id' | 'name'>[]
   /** How long the model took, in milliseconds. */
   durationMs: number
 }

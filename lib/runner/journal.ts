@@ -96,10 +96,17 @@ export interface ToolCallScope {
  *
  * @remarks
  * Implemented by {@link JsonlJournal} (the embedded default) and
- * {@link SqliteJournal}; any object with these three methods works with
- * `TurnRunner`.
+ * {@link SqliteJournal}; any object with these three methods (and, if it caps
+ * outputs differently, `maxOutputBytes`) works with `TurnRunner`.
  */
 export interface ToolCallJournal {
+  /**
+   * The cap this journal applies to `outputJson` and `errorJson`, in UTF-8
+   * bytes: the runner sizes what it sends to match. A positive integer.
+   *
+   * @defaultValue 200_000 (when the journal does not declare one)
+   */
+  readonly maxOutputBytes?: number
   /**
    * Store one row.
    *
@@ -231,50 +238,6 @@ function truncatedJson(text: string, bytes: number, maxOutputBytes: number): str
  */
 export function errorToJson(error: unknown, maxOutputBytes = DEFAULT_JOURNAL_MAX_OUTPUT_BYTES): string {
   return capJson(safeJson(describeCause(error)), maxOutputBytes)
-}
-
-/** The field of the built-in `write` and `edit` tools that carries file content. */
-const CONTENT_FIELDS: Readonly<Record<string, string>> = { write: 'content', edit: 'patch' }
-
-/** What {@link redactToolInput} needs of a tool. */
-export interface RedactableTool {
-  /** The tool's name. */
-  readonly name: string
-  /** The tool's own redaction, if any. */
-  readonly redact?: ((args: any) => unknown) | undefined
-}
-
-/**
- * The args as a journal stores them.
- *
- * @remarks
- * Uses the tool's own `redact` when it has one (the built-in `write` and
- * `edit` store `{ path, contentBytes, contentHash }` and
- * `{ path, patchBytes, patchHash }`). Without one, or when it throws on args
- * that failed validation, the same is done by name for `write` (`content`)
- * and `edit` (`patch`), so file content never reaches a journal.
- *
- * @param tool - The tool, or just its name and `redact`.
- * @param args - The args (validated or raw).
- * @returns A JSON-ready value.
- */
-export function redactToolInput(tool: RedactableTool, args: unknown): unknown {
-  if (tool.redact) {
-    try {
-      return tool.redact(args)
-    } catch {
-      // Raw args that failed validation may not fit the tool's redact: fall through.
-    }
-  }
-  const field = CONTENT_FIELDS[tool.name]
-  if (field && args !== null && typeof args === 'object' && !Array.isArray(args)) {
-    const { [field]: value, ...rest } = args as Record<string, unknown>
-    if (typeof value === 'string') {
-      return { ...rest, [`${field}Bytes`]: Buffer.byteLength(value, 'utf8'), [`${field}Hash`]: sha256Hex(value) }
-    }
-    if (value !== undefined) return { ...rest, [field]: '[redacted]' }
-  }
-  return args
 }
 
 /**

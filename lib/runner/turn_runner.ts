@@ -7,20 +7,18 @@ import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { SpoolStore } from '../artifacts/stores.js'
-import type { DispatchContext, ToolExecutionStartEvent } from '../core/dispatch_context.js'
-import type { Tool } from '../core/tool.js'
+import { createCallContext } from '../core/call_context.js'
+import { callIdOf, idempotencyKeyOf } from '../core/call_identity.js'
+import type { DispatchContext } from '../core/dispatch_context.js'
+import { INVALID_ARGS_NOT_RECORDED, type PreparedCall, type Tool } from '../core/tool.js'
 import { ToolCall } from '../core/tool_call.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { E_INVALID_OPTIONS, E_TOOL_NOT_REGISTERED, E_TURN_ABORTED, errorSummary } from '../exceptions.js'
-import { Sandbox } from '../sandbox/sandbox.js'
-import { createTools } from '../tools/index.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
-import { sha256Hex } from '../utils/hash.js'
 import type { TurnEvent, TurnEventListener } from './events.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   errorToJson,
-  redactToolInput,
   safeJson,
   type ToolCallJournal,
   type ToolCallRow,
@@ -48,9 +46,9 @@ export interface TurnRunnerOptions {
   model: TurnModel
   /**
    * The tools the model may call: an array, a record or a `ToolRegistry` of
-   * tools, or a `Sandbox` (its five built-in tools: read, write, edit, grep, bash).
+   * tools (`createTools({ rootDir })` gives the five built-ins as a record).
    */
-  tools: ToolCollection | Sandbox
+  tools: ToolCollection
   /**
    * Most model calls per `run`; the turn ends after the step that reaches it.
    *
@@ -183,6 +181,7 @@ export class TurnRunner {
   readonly #tools: Map<string, Tool>
   readonly #spooler: ResultSpooler
   readonly #onEvent: TurnEventListener | undefined
+  readonly #journalCap: number
   #seq = 0
 
   /**
@@ -198,8 +197,8 @@ export class TurnRunner {
     this.journal = options.journal
     this.identity = options.identity ? Object.freeze(checkIdentity(options.identity)) : undefined
     this.allowTools = options.allowTools ? [...options.allowTools] : undefined
-    const tools = options.tools instanceof Sandbox ? Object.values(createTools(options.tools)) : options.tools
-    this.#tools = new Map(toolList(tools).map((tool) => [tool.name, tool]))
+    this.#journalCap = journalCapOf(options.journal)
+    this.#tools = new Map(toolList(options.tools).map((tool) => [tool.name, tool]))
     this.#spooler = new ResultSpooler(options.spoolStore)
     this.#onEvent = options.onEvent
   }
@@ -222,6 +221,7 @@ export class TurnRunner {
     const turn = new Turn(this, prompt, options, {
       tools: this.#tools,
       spooler: this.#spooler,
+      journalCap: this.#journalCap,
       nextSeq: () => this.#seq++,
       emit: (event) => {
         safeCall(this.#onEvent, event)
@@ -235,6 +235,7 @@ export class TurnRunner {
 interface TurnServices {
   tools: Map<string, Tool>
   spooler: ResultSpooler
+  journalCap: number
   nextSeq(): number
   emit(event: TurnEvent): void
 }
@@ -321,7 +322,7 @@ class Turn {
       steps++
       text = typeof response?.text === 'string' ? response.text : ''
       const calls = normaliseCalls(response?.toolCalls, step, usedCallIds(this.#messages))
-      emit({ type: 'model-end', step, text, toolCalls: calls, durationMs: performance.now() - started })
+      emit({ type: 'model-end', step, text, toolCalls: calls.map(({ id, name }) => ({ id, name })), durationMs: performance.now() - started })
       this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) })
       if (calls.length === 0) break
       const offered = new Map(tools.map((t) => [t.name, t]))
@@ -385,14 +386,22 @@ class Turn {
     const { emit, spooler } = this.#services
     const startedAtMs = Date.now()
     const started = performance.now()
-    const callId = checksumOf(call.name, call.args)
-    const idempotencyKey = sha256Hex(canonicalStringify({ scope: this.#ctx.idempotencyScope ?? this.#ctx.id, callId }))
-    const pending = newToolCall(call, callId, startedAtMs)
-    // Raw args until the executor reports the validated (and, by the tool itself, redacted) ones.
-    let input = redactToolInput(tool ?? { name: call.name }, call.args)
-    const onStart = (event: ToolExecutionStartEvent): void => {
-      input = tool?.redact ? event.args : redactToolInput(tool ?? { name: call.name }, event.args)
+    const ctx = createCallContext(this.#ctx, { toolCallId: call.id })
+    const executor = tool?.executor(ctx)
+    // The one call path: ids, validation and what may be logged, exactly as
+    // the executor computes them. An unknown tool's args were never checked
+    // by anyone, so they are not recorded either.
+    let prepared: PreparedCall | undefined
+    let prepareError: unknown
+    try {
+      prepared = await executor?.prepare(call.args)
+    } catch (error) {
+      prepareError = error
     }
+    const callId = prepared?.callId ?? callIdOf(call.name, call.args)
+    const idempotencyKey = prepared?.idempotencyKey ?? idempotencyKeyOf(ctx, callId)
+    const input = prepared?.ok ? prepared.loggedArgs : INVALID_ARGS_NOT_RECORDED
+    const pending = newToolCall(call, callId, startedAtMs)
     emit({ type: 'tool-start', step, seq, toolName: call.name, toolCallId: call.id, args: input })
 
     let outcome: CallOutcome
@@ -400,13 +409,14 @@ class Turn {
     let bytes = 0
     let spooled = false
     try {
-      if (!tool) throw this.#unknownTool(call.name)
-      const result = await tool.executor(this.#callContext(onStart))(call.args)
+      if (!tool || !executor) throw this.#unknownTool(call.name)
+      if (prepareError !== undefined) throw prepareError
+      const result = await executor.run(prepared!)
       const settled = await spooler.settle(tool, result, {
         callId,
         toolCallId: call.id,
         inlineBudgetBytes: this.#runner.inlineBudgetBytes,
-        journalMaxBytes: journalCap(this.#runner.journal),
+        journalMaxBytes: this.#services.journalCap,
       })
       bytes = settled.bytes
       spooled = settled.spooled
@@ -420,7 +430,7 @@ class Turn {
     } catch (error) {
       const failed = pending.fail(error, new Date())
       outcome = { call: failed, message: { role: 'tool', toolCallId: call.id, content: errorSummary(error), isError: true } }
-      row = { status: 'error', outputJson: null, errorJson: errorToJson(error, journalCap(this.#runner.journal)) }
+      row = { status: 'error', outputJson: null, errorJson: errorToJson(error, this.#services.journalCap) }
     }
     const finishedAtMs = Date.now()
     emit({
@@ -451,21 +461,6 @@ class Turn {
       tool,
     )
     return outcome
-  }
-
-  /**
-   * A context per call: same turn id, signal and idempotency scope, but its
-   * own start listener, so concurrent calls never mix up their args.
-   */
-  #callContext(onStart: (event: ToolExecutionStartEvent) => void): DispatchContext {
-    const ctx = this.#ctx
-    return {
-      id: ctx.id,
-      abortSignal: ctx.abortSignal,
-      ...(ctx.idempotencyScope === undefined ? {} : { idempotencyScope: ctx.idempotencyScope }),
-      emitToolExecutionStart: onStart,
-      emitToolExecutionEnd: () => undefined,
-    }
   }
 
   async #journal(row: ToolCallRow, tool: Tool | undefined): Promise<void> {
@@ -587,15 +582,6 @@ function usedCallIds(messages: readonly Message[]): Set<string> {
   return used
 }
 
-function checksumOf(name: string, args: unknown): string {
-  try {
-    return ToolCall.checksumOf(name, args)
-  } catch {
-    // Args JSON cannot represent: the executor rejects them; the id only needs to be stable.
-    return sha256Hex(`${name}\u0000${safeJson(args)}`)
-  }
-}
-
 function newToolCall(call: ModelToolCall, checksum: string, createdAtMs: number): ToolCall {
   try {
     return new ToolCall({ id: call.id, tool: call.name || '?', args: call.args, checksum, createdAt: new Date(createdAtMs) })
@@ -604,9 +590,14 @@ function newToolCall(call: ModelToolCall, checksum: string, createdAtMs: number)
   }
 }
 
-function journalCap(journal: ToolCallJournal | undefined): number {
-  const cap = (journal as { maxOutputBytes?: unknown } | undefined)?.maxOutputBytes
-  return typeof cap === 'number' && cap > 0 ? cap : DEFAULT_JOURNAL_MAX_OUTPUT_BYTES
+/** The cap the journal declares ({@link ToolCallJournal.maxOutputBytes}), checked once. */
+function journalCapOf(journal: ToolCallJournal | undefined): number {
+  const cap = journal?.maxOutputBytes
+  if (cap === undefined) return DEFAULT_JOURNAL_MAX_OUTPUT_BYTES
+  if (!Number.isSafeInteger(cap) || cap <= 0) {
+    throw new E_INVALID_OPTIONS(`journal.maxOutputBytes must be a positive integer (got ${String(cap)})`)
+  }
+  return cap
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {

@@ -9,7 +9,6 @@ import {
   JsonlJournal,
   SqliteJournal,
   outputToJson,
-  redactToolInput,
   sha256Hex,
   type ToolCallJournal,
   type ToolCallRow,
@@ -94,14 +93,6 @@ describe.each(stores)('%s', (_name, make) => {
 })
 
 describe('journal helpers', () => {
-  it('redacts write/edit content to byte size and SHA-256', () => {
-    const content = 'secret file content'
-    const redacted = redactToolInput({ name: 'write' }, { path: 'a.txt', content }) as Record<string, any>
-    expect(redacted).toEqual({ path: 'a.txt', contentBytes: content.length, contentHash: sha256Hex(content) })
-    expect(JSON.stringify(redacted)).not.toContain('secret')
-    expect(redactToolInput({ name: 'x', redact: () => 'mine' }, { a: 1 })).toBe('mine')
-  })
-
   it('keeps small outputs as JSON strings', () => {
     expect(outputToJson('ok')).toBe('"ok"')
   })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
+  createTools,
   E_INVALID_OPTIONS,
   Sandbox,
   ToolRegistry,
@@ -23,7 +24,13 @@ const echo = defineTool({
 const secret = defineTool({ name: 'secret', schema: validator.object({}), execute: async () => 'hidden' })
 
 describe('TurnRunner inputs', () => {
-  it('takes a Sandbox and offers its five built-in tools', async () => {
+  it('refuses a Sandbox (the runner knows nothing of it) and names createTools instead (issue 12)', () => {
+    expect(() => new TurnRunner({ model: () => ({ text: '' }), tools: new Sandbox() as never })).toThrow(
+      /got Sandbox; for the built-ins pass createTools\(\{ rootDir \}\)/,
+    )
+  })
+
+  it('takes createTools() and offers its five built-in tools', async () => {
     const root = realpathSync(trackedMkdtemp(join(tmpdir(), 'toolsmith-sandbox-')))
     writeFileSync(join(root, 'a.txt'), 'from the sandbox')
     let offered: string[] = []
@@ -31,7 +38,7 @@ describe('TurnRunner inputs', () => {
       model: scriptedModel([
         (request) => ((offered = request.tools.map((t) => t.name)), { toolCalls: [{ id: '1', name: 'read', args: { path: 'a.txt' } }] }),
       ]),
-      tools: new Sandbox({ rootDir: root }),
+      tools: createTools({ rootDir: root }),
     })
     const result = await runner.run('read it')
     expect(offered.sort()).toEqual(['bash', 'edit', 'grep', 'read', 'write'])

@@ -1,10 +1,10 @@
 /**
- * `createCallContext`: the per-call view of a turn's context that a provider
- * adapter hands to `tool.executor()`.
+ * `createCallContext`: the per-call view of a turn's context that every
+ * surface (runner, MCP server, AI SDK adapter) hands to `tool.executor()`.
  *
  * @module
  */
-import type { DispatchContext } from '../core/dispatch_context.js'
+import type { DispatchContext } from './dispatch_context.js'
 
 /**
  * A {@link DispatchContext} for one provider tool call: the turn's identity

@@ -1,0 +1,61 @@
+/**
+ * How a call is identified: its `callId` and its idempotency key, computed
+ * one way for every surface (executor, runner, MCP, AI SDK).
+ *
+ * @module
+ */
+import { canonicalStringify } from '../utils/canonical_json.js'
+import { sha256Hex } from '../utils/hash.js'
+
+/**
+ * `sha256hex(canonicalStringify({ tool, args }))` over the raw args.
+ *
+ * @remarks
+ * Args JSON cannot represent (a cycle, `NaN`, a function…) are refused by
+ * validation anyway; for them the id is a hash of a best-effort rendering, so
+ * that the failed call can still be recorded under a stable id.
+ *
+ * @param toolName - The tool's name.
+ * @param args - The raw args, as the model sent them.
+ * @returns 64 hex characters.
+ */
+export function callIdOf(toolName: string, args: unknown): string {
+  try {
+    return strictCallIdOf(toolName, args)
+  } catch {
+    return sha256Hex(`${toolName}\u0000${bestEffortText(args)}`)
+  }
+}
+
+/**
+ * {@link callIdOf} without the fallback.
+ *
+ * @param toolName - The tool's name.
+ * @param args - The raw args.
+ * @returns 64 hex characters.
+ * @throws `E_NOT_CANONICALIZABLE` for args JSON cannot represent.
+ */
+export function strictCallIdOf(toolName: string, args: unknown): string {
+  return sha256Hex(canonicalStringify({ tool: toolName, args }))
+}
+
+/**
+ * `sha256hex(canonicalStringify({ scope, callId }))`, `scope` being
+ * `ctx.idempotencyScope ?? ctx.id`: stable across retries of one task
+ * iteration when the runner sets `idempotencyScope`.
+ *
+ * @param ctx - The context's id and idempotency scope.
+ * @param callId - The call's id.
+ * @returns 64 hex characters.
+ */
+export function idempotencyKeyOf(ctx: { readonly id: string; readonly idempotencyScope?: string | undefined }, callId: string): string {
+  return sha256Hex(canonicalStringify({ scope: ctx.idempotencyScope ?? ctx.id, callId }))
+}
+
+function bestEffortText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
