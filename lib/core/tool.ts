@@ -4,7 +4,7 @@
  * @module
  */
 import { performance } from 'node:perf_hooks'
-import type { ArtifactClass, SpooledArtifactLike } from '../contracts/artifact.js'
+import { isSpooledArtifact, type ArtifactClass, type SpooledArtifactLike } from '../contracts/artifact.js'
 import {
   E_INVALID_INITIAL_TOOL_VALUE,
   E_INVALID_TOOL_ARGS,
@@ -102,12 +102,6 @@ export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Ar
    */
   ephemeral?: boolean
   /**
-   * Whether the tool's output is trusted (not model- or user-controlled).
-   *
-   * @defaultValue false
-   */
-  trusted?: boolean
-  /**
    * What `ToolRegistry.merge` does when another tool has the same name.
    *
    * @defaultValue 'throw'
@@ -200,8 +194,8 @@ export interface PreparedExecutor extends ToolExecutor {
   run(prepared: PreparedCall): Promise<ToolResult>
 }
 
-const rawToolSchema: ObjectSchema<RawTool> = validator
-  .object<RawTool>({
+const rawToolSchema = validator
+  .object<RawTool & { trusted?: never }>({
     name: validator
       .string()
       .pattern(/^[a-zA-Z0-9_-]{1,64}$/)
@@ -216,19 +210,29 @@ const rawToolSchema: ObjectSchema<RawTool> = validator
       )
       .messages({ 'any.invalid': '"inputSchema" must be a joi object schema' }),
     handler: validator.func().required(),
-    artifactConstructor: validator.func(),
+    artifactConstructor: validator
+      .func()
+      .custom((value: (...args: unknown[]) => unknown, helpers) => (isClass(value) ? helpers.error('any.class') : value))
+      .messages({
+        'any.class':
+          '"artifactConstructor" must be a thunk returning the artifact class: pass () => {#value.name}, not {#value.name} itself',
+      }),
     meta: validator
       .any()
       .custom((value, helpers) => (Registry.isRegistry(value) || isPlainObject(value) ? value : helpers.error('any.invalid')))
       .messages({ 'any.invalid': '"meta" must be a Registry or a plain object' }),
     ephemeral: validator.boolean().default(false),
-    trusted: validator.boolean().default(false),
+    // Removed (issue 12): stored and never read by anything. Refused by name
+    // rather than ignored, so nobody relies on a guarantee that does not exist.
+    trusted: validator.any().forbidden().messages({
+      'any.unknown': '"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it',
+    }),
     onCollision: validator.string().valid('throw', 'replace', 'keep').default('throw'),
     sideEffect: validator.boolean().default(false),
     idempotent: validator.boolean(),
     redact: validator.func(),
   })
-  .unknown(false)
+  .unknown(false) as unknown as ObjectSchema<RawTool>
 
 const warnedNames = new Set<string>()
 
@@ -300,8 +304,6 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly meta: Registry
   /** Whether the tool lives for one turn only. */
   readonly ephemeral: boolean
-  /** Whether the tool's output is trusted. */
-  readonly trusted: boolean
   /** Collision policy used by `ToolRegistry.merge`. */
   readonly onCollision: CollisionPolicy
   /** Whether the tool changes state outside itself. */
@@ -322,7 +324,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    *   schema; the `ValidationException` is the cause.
    */
   constructor(raw: RawTool<A, Args>) {
-    let valid: Required<Pick<RawTool<A, Args>, 'ephemeral' | 'trusted' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args>
+    let valid: Required<Pick<RawTool<A, Args>, 'ephemeral' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args>
     try {
       valid = validateOrThrow(rawToolSchema, raw, { convert: false }) as typeof valid
     } catch (error) {
@@ -337,7 +339,6 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.artifactConstructor = valid.artifactConstructor
     this.meta = Registry.isRegistry(valid.meta) ? valid.meta : new Registry(valid.meta ?? {})
     this.ephemeral = valid.ephemeral
-    this.trusted = valid.trusted
     this.onCollision = valid.onCollision
     this.sideEffect = valid.sideEffect
     this.idempotent = valid.idempotent ?? !valid.sideEffect
@@ -614,6 +615,17 @@ class Prepared<Args> {
     this.#idempotencyKey ??= idempotencyKeyOf(this.#scope, this.callId)
     return this.#idempotencyKey
   }
+}
+
+/**
+ * Whether a function is a class rather than a thunk. A native `class` cannot
+ * be called (its source starts with `class`); a transpiled one is told apart
+ * by a prototype carrying the artifact brand.
+ */
+function isClass(fn: (...args: unknown[]) => unknown): boolean {
+  if (/^class[\s{]/.test(Function.prototype.toString.call(fn))) return true
+  const proto = (fn as { prototype?: unknown }).prototype
+  return isSpooledArtifact(proto)
 }
 
 function warnListenerError(error: unknown): void {

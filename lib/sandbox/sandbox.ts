@@ -72,7 +72,7 @@ export interface SandboxOptions {
    * read the rest of the host read-only. It may itself be reached through a
    * symlink: its real path becomes the boundary.
    *
-   * @defaultValue `process.cwd()` at construction
+   * @defaultValue `process.cwd()` when the sandbox is first used
    */
   rootDir?: string
   /**
@@ -285,7 +285,9 @@ export class Sandbox {
   /** The joi schema of {@link SandboxOptions}. */
   static readonly schema: ObjectSchema<SandboxOptions> = optionsSchema
 
-  readonly #rootDir: string
+  /** The given root; without one the root is `process.cwd()` when first used (see {@link Sandbox.rootDir}). */
+  readonly #givenRoot: string | undefined
+  #rootDir: string | undefined
   readonly #maxOutputBytes: number
   readonly #timeoutMs: number
   readonly #allowNetwork: boolean
@@ -312,7 +314,8 @@ export class Sandbox {
       const message = error instanceof ValidationException ? error.message : String(error)
       throw new E_INVALID_OPTIONS(`Invalid sandbox options: ${message}`, { cause: error })
     }
-    this.#rootDir = path.resolve(valid.rootDir ?? process.cwd())
+    this.#givenRoot = valid.rootDir
+    if (valid.rootDir !== undefined) this.#rootDir = path.resolve(valid.rootDir)
     this.#maxOutputBytes = valid.maxOutputBytes
     this.#timeoutMs = valid.timeoutMs
     this.#allowNetwork = valid.allowNetwork
@@ -339,6 +342,9 @@ export class Sandbox {
 
   /** The root as configured, made absolute (not resolved through symlinks). */
   get rootDir(): string {
+    // Fixed on first use, not at construction: the ready instances of
+    // 'toolsmith' are built at import, before a program may chdir.
+    this.#rootDir ??= path.resolve(this.#givenRoot ?? process.cwd())
     return this.#rootDir
   }
 
@@ -439,7 +445,7 @@ export class Sandbox {
    * @throws `TOOL_FILE_NOT_FOUND` when the root does not exist or is not a directory.
    */
   async realRoot(): Promise<string> {
-    this.#realRoot ??= resolveRealRoot(this.#rootDir)
+    this.#realRoot ??= resolveRealRoot(this.rootDir)
     try {
       return await this.#realRoot
     } catch (error) {

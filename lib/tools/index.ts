@@ -1,6 +1,6 @@
 /**
  * The five built-in tools, as classes, as a factory sharing one sandbox, and
- * as ready instances rooted at `process.cwd()`.
+ * as ready instances rooted at `process.cwd()` (fixed on first use).
  *
  * @module
  */
@@ -66,8 +66,13 @@ export function createTools(options: SandboxOptions | Sandbox = {}): BuiltinTool
 }
 
 /**
- * The five built-in tools rooted at `process.cwd()` (as it is when this
- * module loads) with default limits. Constructing them does no I/O.
+ * The five built-in tools rooted at `process.cwd()` with default limits.
+ *
+ * @remarks
+ * The root is fixed when one of them is first used, not when the package is
+ * imported: a program that imports `'toolsmith'` and then `chdir`s gets the
+ * directory it moved to. Constructing them does no I/O. Prefer
+ * `createTools({ rootDir })`, which says which directory it works on.
  */
 export const tools: BuiltinTools = createTools()
 /** The ready `read` tool of {@link tools}. */

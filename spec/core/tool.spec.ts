@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import {
   REDACTION_FAILED,
+  SpooledArtifact,
+  SpooledJsonArtifact,
   E_INVALID_INITIAL_TOOL_VALUE,
   E_INVALID_TOOL_ARGS,
   E_TOOL_DOWNSTREAM_ERROR,
@@ -37,6 +39,28 @@ function recordingContext(options: Parameters<typeof createDispatchContext>[0] =
   return { ctx, starts, ends }
 }
 
+describe('Tool construction: settings checked up front (issue 12)', () => {
+  const base = { name: 't', description: 'd', inputSchema: validator.object({}), handler: () => 'ok' }
+
+  it('refuses trusted, which never had an effect, by name', () => {
+    expect(() => new Tool({ ...base, trusted: false } as never)).toThrow(/"trusted" was removed: it never had an effect/)
+  })
+
+  it('refuses an artifact class given where the thunk belongs, saying what to pass', () => {
+    class ReportArtifact extends SpooledArtifact {}
+    expect(() => new Tool({ ...base, artifactConstructor: ReportArtifact as never })).toThrow(
+      /"artifactConstructor" must be a thunk returning the artifact class: pass \(\) => ReportArtifact, not ReportArtifact itself/,
+    )
+    expect(() => new Tool({ ...base, artifactConstructor: SpooledJsonArtifact as never })).toThrow(E_INVALID_INITIAL_TOOL_VALUE)
+  })
+
+  it('control: the thunk is accepted and resolves to the class', () => {
+    class ReportArtifact extends SpooledArtifact {}
+    const tool = new Tool({ ...base, artifactConstructor: () => ReportArtifact })
+    expect(tool.artifactConstructor?.()).toBe(ReportArtifact)
+  })
+})
+
 describe('Tool construction', () => {
   it('keeps the raw fields and applies defaults', () => {
     const tool = weatherTool()
@@ -44,7 +68,7 @@ describe('Tool construction', () => {
     expect(tool.description).toBe('Forecast')
     expect(tool.inputSchema).toBe(inputSchema)
     expect(tool.ephemeral).toBe(false)
-    expect(tool.trusted).toBe(false)
+    expect('trusted' in tool).toBe(false)
     expect(tool.onCollision).toBe('throw')
     expect(tool.sideEffect).toBe(false)
     expect(tool.idempotent).toBe(true)
