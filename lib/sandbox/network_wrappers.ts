@@ -1,0 +1,269 @@
+/**
+ * The wrappers the network guard looks through (`env`, `timeout`, `xargs`,
+ * `sh -c` …): a data table from name to how the wrapped command is found.
+ *
+ * @module
+ */
+import { splitScript, splitWords } from './shell_words.js'
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
+/** Shell options that take the next word (in clusters too: `-eo pipefail`). */
+const SHELL_VALUE_LETTERS = new Set(['o', 'O'])
+const SHELL_VALUE_OPTIONS = new Set(['--rcfile', '--init-file'])
+/** Words that start a compound command whose body is the rest of the words. */
+const SHELL_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'coproc'])
+
+/** Why a wrapper's payload cannot be known before it runs. */
+export interface Dynamic {
+  dynamic: string
+}
+
+/** How a wrapper's payload is found: the command(s) it runs, or why that cannot be known before it runs. */
+type Unwrapper = (rest: readonly string[]) => string[][] | Dynamic
+
+/** A wrapper whose payload follows its options (`valued` ones take the next word) and `positional` operands. */
+function skipping(valued: readonly string[], positional = 0): Unwrapper {
+  const valuedSet = new Set(valued)
+  return (rest) => [skipOptions(rest, valuedSet, positional)]
+}
+
+/** A wrapper that runs `-c SCRIPT` (or its long forms) through a shell, if given. */
+function scriptOption(names: readonly string[], otherwise: Unwrapper): Unwrapper {
+  return (rest) => {
+    const script = commandOption(rest, names)
+    return script === undefined ? otherwise(rest) : splitScript(script)
+  }
+}
+
+/** `-p`/`--pid` make taskset and chrt act on a running process: nothing is run. */
+function unlessPid(unwrapper: Unwrapper): Unwrapper {
+  return (rest) => (rest.some((word) => /^-[a-z]*p/.test(word) || word === '--pid') ? [] : unwrapper(rest))
+}
+
+const SUDO_VALUED = ['-u', '--user', '-g', '--group', '-C', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-R', '--chroot', '-T', '--command-timeout']
+
+/**
+ * The wrappers the guard looks through, as data: each name maps to how its
+ * payload is found. Shells and shell keywords are handled by {@link unwrap}.
+ */
+export const WRAPPERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrapper>([
+  ['env', unwrapEnv],
+  ['timeout', skipping(['-s', '--signal', '-k', '--kill-after'], 1)],
+  ['nice', skipping(['-n', '--adjustment'])],
+  ['ionice', skipping(['-c', '--class', '-n', '--classdata', '-t', '-p', '-P', '-u'])],
+  ['stdbuf', skipping(['-i', '-o', '-e', '--input', '--output', '--error'])],
+  ['sudo', skipping(SUDO_VALUED)],
+  ['doas', skipping(SUDO_VALUED)],
+  ['exec', skipping(['-a'])],
+  ...['nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer'].map((name): [string, Unwrapper] => [name, skipping([])]),
+  // flock [opts] FILE -c CMD | flock [opts] FILE CMD ARGS… | flock [opts] FD
+  ['flock', scriptOption(['-c', '--command'], (rest) => [skipOptions(rest, new Set(['-w', '--timeout', '-E', '--conflict-exit-code']), 0).slice(1)])],
+  // watch joins its arguments and runs them with `sh -c`.
+  ['watch', (rest) => splitScript(skipOptions(rest, new Set(['-n', '--interval', '-q', '--equexit']), 0).join(' '))],
+  ['strace', skipping(['-e', '-o', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-P', '-X', '--output', '--attach', '--user', '--env', '--string-limit'])],
+  ['ltrace', skipping(['-e', '-o', '-p', '-s', '-u', '-n', '-a', '-A', '-D', '-E', '-F', '-l', '-w', '-x', '--output', '--library', '--indent', '--align', '--config'])],
+  // script [opts] [file]: only a -c/--command runs anything other than an interactive shell.
+  ['script', scriptOption(['-c', '--command'], () => [])],
+  ['su', scriptOption(['-c', '--command', '--session-command'], unwrapRunuser)],
+  ['runuser', scriptOption(['-c', '--command', '--session-command'], unwrapRunuser)],
+  // taskset [opts] MASK CMD… ; with -c the list is the operand too.
+  ['taskset', unlessPid(skipping([], 1))],
+  // chrt [opts] PRIORITY CMD…
+  ['chrt', unlessPid(skipping(['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], 1))],
+  ['chroot', skipping(['--userspec', '--groups'], 1)],
+  ['unshare', skipping(['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd', '--propagation', '--map-user', '--map-group', '--map-users', '--map-groups', '--kill-child'])],
+  ['nsenter', skipping(['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-r', '--root', '-w', '--wd', '-N', '--net-socket'])],
+  ['find', unwrapFind],
+  ['xargs', unwrapXargsCommand],
+  ['busybox', (rest) => [rest.slice(rest[0]?.startsWith('-') ? 1 : 0)]],
+])
+
+/**
+ * The command(s) a wrapper runs, `undefined` when `name` is not a wrapper,
+ * or why its payload cannot be known before it runs.
+ *
+ * @param name - The executable name (basename, lower case).
+ * @param rest - Its arguments.
+ * @returns The payload commands, a {@link Dynamic} refusal reason, or `undefined`.
+ */
+export function unwrap(name: string, rest: readonly string[]): string[][] | Dynamic | undefined {
+  const wrapper = WRAPPERS.get(name)
+  if (wrapper) return wrapper(rest)
+  if (SHELL_KEYWORDS.has(name)) return [[...rest]]
+  if (SHELLS.has(name)) return unwrapShell(rest)
+  return undefined
+}
+
+// runuser -u USER CMD ARGS…
+function unwrapRunuser(rest: readonly string[]): string[][] {
+  const userIndex = rest.findIndex((word) => word === '-u' || word === '--user')
+  return userIndex === -1 ? [] : [skipOptions(rest.slice(userIndex + 2), new Set(['-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment']), 0)]
+}
+
+function unwrapXargsCommand(rest: readonly string[]): string[][] | Dynamic {
+  const command = unwrapXargs(rest)
+  const replace = xargsReplacement(rest)
+  if (replace !== undefined && command[0]?.includes(replace)) {
+    return { dynamic: `the xargs command word ${JSON.stringify(clip(command[0]!))} is filled in from the input at run time, so the guard cannot tell what it runs` }
+  }
+  return [command]
+}
+
+/** The value of the first of `names` (`-c CMD`, `--command=CMD`, `-cCMD`), if any. */
+function commandOption(rest: readonly string[], names: readonly string[]): string | undefined {
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!
+    if (word === '--') break
+    for (const option of names) {
+      if (word === option) return rest[i + 1] ?? ''
+      if (option.startsWith('--') && word.startsWith(`${option}=`)) return word.slice(option.length + 1)
+      if (!option.startsWith('--') && word.startsWith(option) && word.length > option.length) return word.slice(option.length)
+    }
+  }
+  return undefined
+}
+
+/** `find … -exec CMD ARGS… ;` (also `-execdir`, `-ok`, `-okdir`, ended by `;` or `+`) → each CMD. */
+function unwrapFind(rest: readonly string[]): string[][] | Dynamic {
+  const commands: string[][] = []
+  for (let i = 0; i < rest.length; i++) {
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(rest[i]!.toLowerCase())) continue
+    let end = i + 1
+    while (end < rest.length && rest[end] !== ';' && rest[end] !== '+') end++
+    const command = rest.slice(i + 1, end)
+    if (command[0]?.includes('{}')) {
+      return { dynamic: `the find ${rest[i]} command word ${JSON.stringify(clip(command[0]))} is a found file name, known only at run time` }
+    }
+    commands.push(command)
+    i = end
+  }
+  return commands
+}
+
+/** Drop leading options (and the values of `valued` ones), then `positional` operands. */
+function skipOptions(rest: readonly string[], valued: ReadonlySet<string>, positional: number): string[] {
+  let i = 0
+  while (i < rest.length) {
+    const word = rest[i]!
+    if (word === '--') {
+      i += 1
+      break
+    }
+    if (!word.startsWith('-') || word === '-') break
+    i += valued.has(word) ? 2 : 1
+  }
+  return rest.slice(i + positional)
+}
+
+function unwrapEnv(rest: readonly string[]): string[][] {
+  const commands: string[][] = []
+  let i = 0
+  while (i < rest.length) {
+    const word = rest[i]!
+    if (word === '--') {
+      i += 1
+      break
+    }
+    if (word === '-S' || word === '--split-string') {
+      commands.push(splitWords(rest[i + 1] ?? '').concat(rest.slice(i + 2)))
+      return commands
+    }
+    if (word.startsWith('-S') || word.startsWith('--split-string=')) {
+      const text = word.startsWith('-S') ? word.slice(2) : word.slice('--split-string='.length)
+      commands.push(splitWords(text).concat(rest.slice(i + 1)))
+      return commands
+    }
+    if (['-u', '--unset', '-C', '--chdir'].includes(word)) {
+      i += 2
+      continue
+    }
+    if (word.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      i += 1
+      continue
+    }
+    break
+  }
+  commands.push(rest.slice(i))
+  return commands
+}
+
+/** The replacement string of `xargs -I R` / `-iR` / `--replace[=R]`, if any. */
+function xargsReplacement(rest: readonly string[]): string | undefined {
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!
+    if (!word.startsWith('-') || word === '--') return undefined
+    if (word === '-I') return rest[i + 1]
+    if (word.startsWith('-I')) return word.slice(2)
+    if (word === '-i' || word === '--replace') return '{}'
+    if (word.startsWith('-i')) return word.slice(2)
+    if (word.startsWith('--replace=')) return word.slice('--replace='.length)
+  }
+  return undefined
+}
+
+function unwrapXargs(rest: readonly string[]): string[] {
+  const valued = new Set(['-a', '-d', '-E', '-e', '-I', '-i', '-L', '-l', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'])
+  let i = 0
+  while (i < rest.length) {
+    const word = rest[i]!
+    if (word === '--') {
+      i += 1
+      break
+    }
+    if (!word.startsWith('-')) break
+    // Attached forms (-n1, -I{}) carry their value; a bare valued option takes the next word.
+    i += valued.has(word) ? 2 : 1
+  }
+  return rest.slice(i)
+}
+
+/**
+ * `sh -c SCRIPT`, `bash -lc SCRIPT`, `bash -o pipefail -c SCRIPT`,
+ * `sh -c -- SCRIPT`… → the simple commands of SCRIPT. As in the shells, the
+ * script is the first operand after the options once `c` appears among them;
+ * `-o`/`-O`/`+o`/`+O` (also inside a cluster such as `-eo`) and `--rcfile`
+ * take the next word.
+ */
+function unwrapShell(rest: readonly string[]): string[][] | Dynamic | undefined {
+  let hasCommand = false
+  let i = 0
+  while (i < rest.length) {
+    const word = rest[i]!
+    if (word === '--' || word === '-') {
+      i += 1
+      break
+    }
+    if (word === '--command') {
+      hasCommand = true
+      i += 1
+      continue
+    }
+    if (SHELL_VALUE_OPTIONS.has(word)) {
+      i += 2
+      continue
+    }
+    if (word.startsWith('--')) {
+      i += 1
+      continue
+    }
+    if (/^[-+][a-zA-Z]+$/.test(word)) {
+      const letters = word.slice(1)
+      if (word.startsWith('-') && letters.includes('c')) hasCommand = true
+      i += 1 + [...letters].filter((letter) => SHELL_VALUE_LETTERS.has(letter)).length
+      continue
+    }
+    break
+  }
+  if (!hasCommand) return undefined
+  const script = rest[i]
+  if (script === undefined) {
+    return { dynamic: 'the shell is given -c without a script, so the script would come from elsewhere at run time; pass the script after -c' }
+  }
+  return splitScript(script)
+}
+
+
+/** A word cut to 120 characters for messages. */
+export function clip(word: string): string {
+  return word.length > 120 ? `${word.slice(0, 120)}…` : word
+}
