@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { E_TOOL_ABORTED, E_TOOL_COMMAND_FAILED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR, E_TOOL_TIMEOUT } from '../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
@@ -354,11 +354,37 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
       details: { exitCode: null, signal: null, output: '' },
     })
   }
-  const contained = options.contained === true
+  const run = spawnCaptured(options)
+  const watchdog = armWatchdog(run, options)
+  try {
+    const exit = await waitForExit(run.subprocess)
+    // The exit status is known: a deadline or an abort from now on (while the
+    // pipes drain) must not turn it into TOOL_TIMEOUT / TOOL_ABORTED.
+    watchdog.disarm()
+    await reapAfterExit(run)
+    return settle(run, exit, watchdog.ending, options)
+  } finally {
+    watchdog.disarm()
+    if (run.pid !== undefined) liveGroups.delete(run.pid)
+  }
+}
+
+/** A spawned command with its output captures and, without a PID namespace, its tree tracker. */
+interface CapturedRun {
+  readonly subprocess: ChildProcess
+  readonly pid: number | undefined
+  readonly output: BoundedCapture
+  readonly errors: BoundedCapture
+  readonly tracker: TreeTracker | undefined
+}
+
+type Exit = { code: number | null; signal: string | null } | { error: unknown }
+
+/** Spawn: no shell, a new session, `/dev/null` over inherited descriptors; stdout and stderr into bounded captures. */
+function spawnCaptured(options: BoundedRunOptions): CapturedRun {
   const output = new BoundedCapture(options.maxOutputBytes, options.mode)
   const errors = options.mergeStderr ? output : new BoundedCapture(Math.min(options.maxOutputBytes, 65_536), 'headTail')
-
-  let subprocess: ReturnType<typeof spawn>
+  let subprocess: ChildProcess
   try {
     subprocess = spawn(options.file, [...options.args], {
       cwd: options.cwd,
@@ -370,18 +396,34 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
     })
   } catch (error) {
     // Node throws some spawn failures (E2BIG, ENOMEM…) at once instead of emitting them.
-    throw spawnError(error, label)
+    throw spawnError(error, options.label)
   }
   subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
   subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
   const pid = subprocess.pid
   // Without a PID namespace nothing takes a `setsid` escapee down for us: follow the tree in /proc.
-  const tracker = pid !== undefined && !contained && process.platform === 'linux' ? new TreeTracker(pid, hostFds(subprocess.stdout, subprocess.stderr)) : undefined
+  const tracker =
+    pid !== undefined && options.contained !== true && process.platform === 'linux'
+      ? new TreeTracker(pid, hostFds(subprocess.stdout, subprocess.stderr))
+      : undefined
   if (pid !== undefined) {
     installExitHook()
     liveGroups.set(pid, tracker)
   }
+  return { subprocess, pid, output, errors, tracker }
+}
 
+/** The deadline and the abort signal: either kills the whole tree, once, unless the command already exited. */
+interface Watchdog {
+  /** Why the tree was killed, if it was. */
+  readonly ending: 'timeout' | 'abort' | undefined
+  /** The command exited: stop watching (idempotent). */
+  disarm(): void
+}
+
+function armWatchdog(run: CapturedRun, options: BoundedRunOptions): Watchdog {
+  const { pid, tracker } = run
+  const signal = options.signal
   let ending: 'timeout' | 'abort' | undefined
   let exited = false
   const stop = (why: 'timeout' | 'abort'): void => {
@@ -393,57 +435,67 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   const timer = setTimeout(() => stop('timeout'), options.timeoutMs)
   const onAbort = (): void => stop('abort')
   signal?.addEventListener('abort', onAbort, { once: true })
+  return {
+    get ending() {
+      return ending
+    },
+    disarm() {
+      exited = true
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      tracker?.stop()
+    },
+  }
+}
 
-  try {
-    const exit = await new Promise<{ code: number | null; signal: string | null } | { error: unknown }>((resolve) => {
-      subprocess.once('exit', (code, sig) => resolve({ code, signal: sig }))
-      subprocess.once('error', (error) => resolve({ error }))
+function waitForExit(subprocess: ChildProcess): Promise<Exit> {
+  return new Promise<Exit>((resolve) => {
+    subprocess.once('exit', (code, sig) => resolve({ code, signal: sig }))
+    subprocess.once('error', (error) => resolve({ error }))
+  })
+}
+
+/** Kill what the finished command left behind and wait for its pipes. */
+async function reapAfterExit(run: CapturedRun): Promise<void> {
+  const { pid, tracker, subprocess } = run
+  if (pid !== undefined) {
+    // Leftover background children of a finished command are killed too.
+    if (tracker === undefined) killTree(pid)
+    else tracker.killGroups()
+    liveGroups.delete(pid)
+  }
+  await drainStreams([subprocess.stdout, subprocess.stderr], () => {
+    // A pipe still open after the group is gone is held by an escapee
+    // (setsid, re-parented): find it by session, group or open pipe.
+    tracker?.killAll()
+  })
+}
+
+/** The result, or the timeout / abort / spawn error with the partial output. */
+function settle(run: CapturedRun, exit: Exit, ending: 'timeout' | 'abort' | undefined, options: BoundedRunOptions): BoundedRunResult {
+  const { label, signal } = options
+  const rendered = run.output.render({ cutAtLine: options.mode === 'head' })
+  const exitCode = 'code' in exit ? exit.code : null
+  const details = { exitCode, signal: 'signal' in exit ? exit.signal : null, output: rendered }
+  if (ending === 'timeout') {
+    throw new E_TOOL_TIMEOUT(
+      `${label} did not finish within ${options.timeoutMs} ms; it was killed with its whole process tree. Output so far:\n${rendered}`,
+      { details: { ...details, timeoutMs: options.timeoutMs } },
+    )
+  }
+  if (ending === 'abort') {
+    throw new E_TOOL_ABORTED(`${label} was cancelled; it was killed with its whole process tree. Output so far:\n${rendered}`, {
+      cause: signal?.reason,
+      details,
     })
-    // The exit status is known: a deadline or an abort from now on (while the
-    // pipes drain) must not turn it into TOOL_TIMEOUT / TOOL_ABORTED.
-    exited = true
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    tracker?.stop()
-    if (pid !== undefined) {
-      // Leftover background children of a finished command are killed too.
-      if (tracker === undefined) killTree(pid)
-      else tracker.killGroups()
-      liveGroups.delete(pid)
-    }
-    await drainStreams([subprocess.stdout, subprocess.stderr], () => {
-      // A pipe still open after the group is gone is held by an escapee
-      // (setsid, re-parented): find it by session, group or open pipe.
-      tracker?.killAll()
-    })
-    const rendered = output.render({ cutAtLine: options.mode === 'head' })
-    const exitCode = 'code' in exit ? exit.code : null
-    const details = { exitCode, signal: 'signal' in exit ? exit.signal : null, output: rendered }
-    if (ending === 'timeout') {
-      throw new E_TOOL_TIMEOUT(
-        `${label} did not finish within ${options.timeoutMs} ms; it was killed with its whole process tree. Output so far:\n${rendered}`,
-        { details: { ...details, timeoutMs: options.timeoutMs } },
-      )
-    }
-    if (ending === 'abort') {
-      throw new E_TOOL_ABORTED(`${label} was cancelled; it was killed with its whole process tree. Output so far:\n${rendered}`, {
-        cause: signal?.reason,
-        details,
-      })
-    }
-    if ('error' in exit) throw spawnError(exit.error, label)
-    return {
-      exitCode: details.exitCode,
-      signal: details.signal,
-      output: rendered,
-      stderr: options.mergeStderr ? '' : errors.render(),
-      outputBytes: output.totalBytes,
-    }
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    tracker?.stop()
-    if (pid !== undefined) liveGroups.delete(pid)
+  }
+  if ('error' in exit) throw spawnError(exit.error, label)
+  return {
+    exitCode: details.exitCode,
+    signal: details.signal,
+    output: rendered,
+    stderr: options.mergeStderr ? '' : run.errors.render(),
+    outputBytes: run.output.totalBytes,
   }
 }
 

@@ -323,9 +323,12 @@ export class Sandbox {
     this.#wantedIsolation = Object.freeze({ ...valid.isolation })
     this.#networkGuard = valid.networkGuard
     this.#writablePaths = Object.freeze(valid.writablePaths.map((p) => path.resolve(p)))
+    // Checking writable paths against the root fixes the root now (the cwd
+    // at construction when none was given); without writable paths it stays
+    // lazy, as the ready instances need.
     for (const writable of this.#writablePaths) {
-      const relative = path.relative(writable, this.#rootDir)
-      const overlaps = relative === '' || !relative.startsWith('..') || !path.relative(this.#rootDir, writable).startsWith('..')
+      const relative = path.relative(writable, this.rootDir)
+      const overlaps = relative === '' || !relative.startsWith('..') || !path.relative(this.rootDir, writable).startsWith('..')
       if (overlaps) {
         throw new E_INVALID_OPTIONS(
           `Invalid sandbox options: writablePaths entry ${JSON.stringify(writable)} is the root, inside it, or contains it ` +

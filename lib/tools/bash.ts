@@ -13,7 +13,7 @@ import {
   E_TOOL_PATH_INVALID,
   E_TOOL_SANDBOX_UNAVAILABLE,
 } from '../exceptions.js'
-import { Tool } from '../core/tool.js'
+import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { resolveExecutable } from '../sandbox/executable.js'
@@ -115,75 +115,7 @@ export class BashTool extends Tool<any, BashArgs> {
       sideEffect: true,
       idempotent: false,
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
-      handler: async ({ cmd, args = [], opts = {} }, _ctx, _meta, call) => {
-        const engine = sandbox.engine
-        if (engine.unavailableReason !== undefined) throw sandboxUnavailable(engine.unavailableReason)
-        if (sandbox.guardsCommands) assertOfflineCommand(cmd, args)
-        const cwdInput = opts.cwd === undefined || opts.cwd === '' ? '.' : opts.cwd
-        const hostEnv = buildSandboxEnv(process.env, sandbox.env)
-        const searchPath = hostEnv.PATH ?? ''
-        // A bare name on a PATH of absolute folders does not depend on the
-        // working directory: look it up while the cwd is being checked.
-        const early = isCwdIndependent(cmd, searchPath) ? resolveExecutable(cmd, '/', searchPath) : undefined
-        early?.catch(() => undefined) // awaited below, after the cwd errors it must not overtake
-        const resolved = await resolveInRoot(sandbox, cwdInput)
-        if (resolved.stats === undefined) {
-          throw new E_TOOL_FILE_NOT_FOUND(`The working directory ${JSON.stringify(cwdInput)} does not exist`, {
-            details: { path: cwdInput },
-          })
-        }
-        if (!resolved.stats.isDirectory()) {
-          throw new E_TOOL_PATH_INVALID(`The working directory ${JSON.stringify(cwdInput)} is not a directory`, {
-            details: { path: cwdInput },
-          })
-        }
-        // Hold the checked directory open and start the program in it through
-        // /proc/self/fd, so swapping the path for a symlink now cannot move it.
-        const env: Record<string, string> = { ...hostEnv, PWD: resolved.absolute }
-        // The PATH search does not depend on the open: both thread-pool round trips run at once.
-        const lookup = early ?? resolveExecutable(cmd, resolved.absolute, searchPath)
-        lookup.catch(() => undefined) // awaited below; an open failure must not leave it unhandled
-        const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
-        try {
-          const file = await lookup
-          if (!engine.canStart(file, resolved.root)) {
-            // Found on the host, but not visible inside (a host /tmp path, a masked folder).
-            throw new E_TOOL_COMMAND_NOT_FOUND(
-              `${JSON.stringify(cmd)} cannot be started inside the sandbox: programs in the host's /tmp or /run, or in unreadable paths, are not visible there`,
-              { details: { cmd, exitCode: null, signal: null, output: '' } },
-            )
-          }
-          const procCwd = `/proc/self/fd/${directory.fd}`
-          const plan = engine.launch({
-            file,
-            args,
-            root: resolved.root,
-            cwd: resolved.absolute,
-            hostCwd: (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute,
-            env,
-          })
-          const result = await runBounded({
-            ...plan,
-            maxOutputBytes: sandbox.maxOutputBytes,
-            timeoutMs: sandbox.timeoutMs,
-            signal: call.signal,
-            mergeStderr: true,
-            mode: 'headTail',
-            label: `\`${cmd}\``,
-          })
-          const status = engine.status(result.exitCode, result.signal)
-          if (status.exitCode === 0) return result.output
-          const how =
-            status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
-          const output = engine.isolation.network ? withNetworkNote(result.output) : result.output
-          throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
-            details: { exitCode: status.exitCode, signal: status.signal, output },
-          })
-        } finally {
-          // The program has exited: nothing needs the descriptor any more, so do not wait for the close.
-          void directory.close().catch(() => undefined)
-        }
-      },
+      handler: (args, _ctx, _meta, call) => bashHandler(sandbox, args, call),
     })
   }
 }
@@ -225,4 +157,84 @@ async function usableProcCwd(candidate: string): Promise<boolean> {
     )
   }
   return procCwdWorks
+}
+
+/**
+ * The `bash` tool's handler, as a function of its sandbox: what
+ * `BashTool` runs after validation.
+ *
+ * @param sandbox - The sandbox whose root and limits apply.
+ * @param args - Validated args.
+ * @param call - The call (its abort signal is honoured).
+ * @returns The tool's result text.
+ * @internal
+ */
+export async function bashHandler(sandbox: Sandbox, { cmd, args = [], opts = {} }: BashArgs, call: ToolCallInfo): Promise<string> {
+  const engine = sandbox.engine
+  if (engine.unavailableReason !== undefined) throw sandboxUnavailable(engine.unavailableReason)
+  if (sandbox.guardsCommands) assertOfflineCommand(cmd, args)
+  const cwdInput = opts.cwd === undefined || opts.cwd === '' ? '.' : opts.cwd
+  const hostEnv = buildSandboxEnv(process.env, sandbox.env)
+  const searchPath = hostEnv.PATH ?? ''
+  // A bare name on a PATH of absolute folders does not depend on the
+  // working directory: look it up while the cwd is being checked.
+  const early = isCwdIndependent(cmd, searchPath) ? resolveExecutable(cmd, '/', searchPath) : undefined
+  early?.catch(() => undefined) // awaited below, after the cwd errors it must not overtake
+  const resolved = await resolveInRoot(sandbox, cwdInput)
+  if (resolved.stats === undefined) {
+    throw new E_TOOL_FILE_NOT_FOUND(`The working directory ${JSON.stringify(cwdInput)} does not exist`, {
+      details: { path: cwdInput },
+    })
+  }
+  if (!resolved.stats.isDirectory()) {
+    throw new E_TOOL_PATH_INVALID(`The working directory ${JSON.stringify(cwdInput)} is not a directory`, {
+      details: { path: cwdInput },
+    })
+  }
+  // Hold the checked directory open and start the program in it through
+  // /proc/self/fd, so swapping the path for a symlink now cannot move it.
+  const env: Record<string, string> = { ...hostEnv, PWD: resolved.absolute }
+  // The PATH search does not depend on the open: both thread-pool round trips run at once.
+  const lookup = early ?? resolveExecutable(cmd, resolved.absolute, searchPath)
+  lookup.catch(() => undefined) // awaited below; an open failure must not leave it unhandled
+  const directory = await openInside(resolved, resolved.absolute, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0))
+  try {
+    const file = await lookup
+    if (!engine.canStart(file, resolved.root)) {
+      // Found on the host, but not visible inside (a host /tmp path, a masked folder).
+      throw new E_TOOL_COMMAND_NOT_FOUND(
+        `${JSON.stringify(cmd)} cannot be started inside the sandbox: programs in the host's /tmp or /run, or in unreadable paths, are not visible there`,
+        { details: { cmd, exitCode: null, signal: null, output: '' } },
+      )
+    }
+    const procCwd = `/proc/self/fd/${directory.fd}`
+    const plan = engine.launch({
+      file,
+      args,
+      root: resolved.root,
+      cwd: resolved.absolute,
+      hostCwd: (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute,
+      env,
+    })
+    const result = await runBounded({
+      ...plan,
+      maxOutputBytes: sandbox.maxOutputBytes,
+      timeoutMs: sandbox.timeoutMs,
+      signal: call.signal,
+      mergeStderr: true,
+      mode: 'headTail',
+      label: `\`${cmd}\``,
+    })
+    const status = engine.status(result.exitCode, result.signal)
+    if (status.exitCode === 0) return result.output
+    const how =
+      status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
+    const output = engine.isolation.network ? withNetworkNote(result.output) : result.output
+    throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
+      details: { exitCode: status.exitCode, signal: status.signal, output },
+    })
+  } finally {
+    // The program has exited: nothing needs the descriptor any more, so do not wait for the close.
+    void directory.close().catch(() => undefined)
+  }
 }

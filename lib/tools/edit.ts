@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE, E_TOOL_PATCH_TOO_LARGE } from '../exceptions.js'
-import { Tool } from '../core/tool.js'
+import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { openParentDirectory, readRegularFile, releaseDirectory, writeFileAtomic } from '../sandbox/files.js'
@@ -83,29 +83,7 @@ export class EditTool extends Tool<any, EditArgs> {
         patchHash: sha256Hex(patch),
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
-      handler: async ({ path, patch }, _ctx, _meta, call) => {
-        assertFilePathInput(path)
-        const patchBytes = Buffer.byteLength(patch)
-        if (patchBytes > sandbox.maxOutputBytes) {
-          throw new E_TOOL_PATCH_TOO_LARGE(
-            `The patch is ${patchBytes} bytes, over the ${sandbox.maxOutputBytes}-byte limit; split it into several edits`,
-            { details: { path, patchBytes, limit: sandbox.maxOutputBytes } },
-          )
-        }
-        const resolved = await resolveInRoot(sandbox, path)
-        // Open (and check) the directory the result goes into while the file is read and patched.
-        const parent = resolved.stats?.isFile() === true ? openParentDirectory(resolved) : undefined
-        parent?.catch(() => undefined) // its error, if any, is raised by writeFileAtomic
-        let patched: string
-        try {
-          patched = await patchedContent(resolved, sandbox.maxOutputBytes, path, patch, call.signal)
-        } catch (error) {
-          releaseDirectory(parent)
-          throw error
-        }
-        await writeFileAtomic(resolved, Buffer.from(patched, 'utf8'), parent)
-        return 'ok'
-      },
+      handler: (args, _ctx, _meta, call) => editFileHandler(sandbox, args, call),
     })
   }
 }
@@ -129,4 +107,38 @@ async function patchedContent(resolved: ResolvedPath, limit: number, path: strin
   const patched = applyFilePatch(path, source, parseFilePatch(path, patch))
   assertNotAborted(signal, `writing ${JSON.stringify(path)}`)
   return patched
+}
+
+/**
+ * The `edit` tool's handler, as a function of its sandbox: what
+ * `EditTool` runs after validation.
+ *
+ * @param sandbox - The sandbox whose root and limits apply.
+ * @param args - Validated args.
+ * @param call - The call (its abort signal is honoured).
+ * @returns The tool's result text.
+ * @internal
+ */
+export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArgs, call: ToolCallInfo): Promise<string> {
+  assertFilePathInput(path)
+  const patchBytes = Buffer.byteLength(patch)
+  if (patchBytes > sandbox.maxOutputBytes) {
+    throw new E_TOOL_PATCH_TOO_LARGE(
+      `The patch is ${patchBytes} bytes, over the ${sandbox.maxOutputBytes}-byte limit; split it into several edits`,
+      { details: { path, patchBytes, limit: sandbox.maxOutputBytes } },
+    )
+  }
+  const resolved = await resolveInRoot(sandbox, path)
+  // Open (and check) the directory the result goes into while the file is read and patched.
+  const parent = resolved.stats?.isFile() === true ? openParentDirectory(resolved) : undefined
+  parent?.catch(() => undefined) // its error, if any, is raised by writeFileAtomic
+  let patched: string
+  try {
+    patched = await patchedContent(resolved, sandbox.maxOutputBytes, path, patch, call.signal)
+  } catch (error) {
+    releaseDirectory(parent)
+    throw error
+  }
+  await writeFileAtomic(resolved, Buffer.from(patched, 'utf8'), parent)
+  return 'ok'
 }

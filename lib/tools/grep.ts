@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readlink, rm, symlink, writeFile, type FileHandle } fro
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED, E_TOOL_NOT_A_FILE } from '../exceptions.js'
-import { Tool } from '../core/tool.js'
+import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { truncationMarker } from '../sandbox/capture.js'
@@ -298,46 +298,58 @@ export class GrepTool extends Tool<any, GrepArgs> {
       inputSchema: grepSchema,
       sideEffect: false,
       idempotent: true,
-      handler: async ({ pattern, path = '.' }, _ctx, _meta, call) => {
-        const resolved = await resolveInRoot(sandbox, path)
-        if (resolved.stats === undefined) {
-          throw new E_TOOL_FILE_NOT_FOUND(`${JSON.stringify(path)} does not exist; give a directory or file inside the sandbox root`, {
-            details: { path },
-          })
-        }
-        // A FIFO, socket or device: rg would block on it (or read a device), so refuse before spawning.
-        assertSearchable(resolved, resolved.stats)
-        const target = await openTarget(resolved)
-        let search: PreparedSearch | undefined
-        try {
-          search = await prepareSearch(resolved, target, sandbox, call.signal)
-          const result = await runBounded({
-            file: await ripgrepPath(),
-            args: ripgrepArgs(pattern, search.target.path, search.ignoreFile),
-            cwd: search.target.cwd,
-            env: buildSandboxEnv(process.env, sandbox.env),
-            maxOutputBytes: sandbox.maxOutputBytes,
-            timeoutMs: sandbox.timeoutMs,
-            signal: call.signal,
-            mergeStderr: false,
-            mode: 'head',
-            label: 'grep',
-          })
-          if (result.exitCode === 1 && result.outputBytes === 0) return ''
-          if (result.exitCode !== 0) {
-            const stderr = errorText(result.stderr, search)
-            const message = stderr || `rg exited with code ${result.exitCode ?? result.signal}`
-            throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
-              details: { exitCode: result.exitCode, signal: result.signal, output: search.target.unprefix(result.output), stderr },
-            })
-          }
-          return fitLines(search.target.unprefix(result.output), sandbox.maxOutputBytes)
-        } finally {
-          // rg has exited: nothing needs the descriptor or the rules any more.
-          void target.handle?.close().catch(() => undefined)
-          if (search?.scratch !== undefined) await rm(search.scratch, { recursive: true, force: true }).catch(() => undefined)
-        }
-      },
+      handler: (args, _ctx, _meta, call) => grepHandler(sandbox, args, call),
     })
+  }
+}
+
+/**
+ * The `grep` tool's handler, as a function of its sandbox: what
+ * `GrepTool` runs after validation.
+ *
+ * @param sandbox - The sandbox whose root and limits apply.
+ * @param args - Validated args.
+ * @param call - The call (its abort signal is honoured).
+ * @returns The tool's result text.
+ * @internal
+ */
+export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: GrepArgs, call: ToolCallInfo): Promise<string> {
+  const resolved = await resolveInRoot(sandbox, path)
+  if (resolved.stats === undefined) {
+    throw new E_TOOL_FILE_NOT_FOUND(`${JSON.stringify(path)} does not exist; give a directory or file inside the sandbox root`, {
+      details: { path },
+    })
+  }
+  // A FIFO, socket or device: rg would block on it (or read a device), so refuse before spawning.
+  assertSearchable(resolved, resolved.stats)
+  const target = await openTarget(resolved)
+  let search: PreparedSearch | undefined
+  try {
+    search = await prepareSearch(resolved, target, sandbox, call.signal)
+    const result = await runBounded({
+      file: await ripgrepPath(),
+      args: ripgrepArgs(pattern, search.target.path, search.ignoreFile),
+      cwd: search.target.cwd,
+      env: buildSandboxEnv(process.env, sandbox.env),
+      maxOutputBytes: sandbox.maxOutputBytes,
+      timeoutMs: sandbox.timeoutMs,
+      signal: call.signal,
+      mergeStderr: false,
+      mode: 'head',
+      label: 'grep',
+    })
+    if (result.exitCode === 1 && result.outputBytes === 0) return ''
+    if (result.exitCode !== 0) {
+      const stderr = errorText(result.stderr, search)
+      const message = stderr || `rg exited with code ${result.exitCode ?? result.signal}`
+      throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
+        details: { exitCode: result.exitCode, signal: result.signal, output: search.target.unprefix(result.output), stderr },
+      })
+    }
+    return fitLines(search.target.unprefix(result.output), sandbox.maxOutputBytes)
+  } finally {
+    // rg has exited: nothing needs the descriptor or the rules any more.
+    void target.handle?.close().catch(() => undefined)
+    if (search?.scratch !== undefined) await rm(search.scratch, { recursive: true, force: true }).catch(() => undefined)
   }
 }

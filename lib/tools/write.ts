@@ -4,7 +4,7 @@
  * @module
  */
 import { E_TOOL_CONTENT_TOO_LARGE } from '../exceptions.js'
-import { Tool } from '../core/tool.js'
+import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { writeFileAtomic } from '../sandbox/files.js'
@@ -67,20 +67,32 @@ export class WriteTool extends Tool<any, WriteArgs> {
         contentHash: sha256Hex(content),
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
-      handler: async ({ path, content }, _ctx, _meta, call) => {
-        assertFilePathInput(path)
-        const data = Buffer.from(content, 'utf8')
-        if (data.length > sandbox.maxOutputBytes) {
-          throw new E_TOOL_CONTENT_TOO_LARGE(
-            `The content is ${data.length} bytes, over the ${sandbox.maxOutputBytes}-byte limit; write the file in smaller pieces or generate it with bash`,
-            { details: { path, contentBytes: data.length, limit: sandbox.maxOutputBytes } },
-          )
-        }
-        const resolved = await resolveInRoot(sandbox, path)
-        assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
-        await writeFileAtomic(resolved, data)
-        return 'ok'
-      },
+      handler: (args, _ctx, _meta, call) => writeFileHandler(sandbox, args, call),
     })
   }
+}
+
+/**
+ * The `write` tool's handler, as a function of its sandbox: what
+ * `WriteTool` runs after validation.
+ *
+ * @param sandbox - The sandbox whose root and limits apply.
+ * @param args - Validated args.
+ * @param call - The call (its abort signal is honoured).
+ * @returns The tool's result text.
+ * @internal
+ */
+export async function writeFileHandler(sandbox: Sandbox, { path, content }: WriteArgs, call: ToolCallInfo): Promise<string> {
+  assertFilePathInput(path)
+  const data = Buffer.from(content, 'utf8')
+  if (data.length > sandbox.maxOutputBytes) {
+    throw new E_TOOL_CONTENT_TOO_LARGE(
+      `The content is ${data.length} bytes, over the ${sandbox.maxOutputBytes}-byte limit; write the file in smaller pieces or generate it with bash`,
+      { details: { path, contentBytes: data.length, limit: sandbox.maxOutputBytes } },
+    )
+  }
+  const resolved = await resolveInRoot(sandbox, path)
+  assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
+  await writeFileAtomic(resolved, data)
+  return 'ok'
 }
