@@ -1,69 +1,423 @@
 /**
  * toolsmith: define a tool once, hand it to any model provider, run it safely.
  *
- * Every public name is exported from here.
+ * @remarks
+ * Every public name, listed explicitly. The same names are grouped by area
+ * in the subpath entries (`toolsmith/core`, `toolsmith/artifacts`,
+ * `toolsmith/tools`, `toolsmith/providers`, `toolsmith/mcp`,
+ * `toolsmith/runner`) for narrower imports. Helpers that are not part of the
+ * API live in `toolsmith/internal` (no stability promise). The MCP SDK loads
+ * only when `createMcpServer` is first called.
  *
  * @packageDocumentation
  */
 
-// --- validation and exceptions ------------------------------------------------
-export * from './validation.js'
-export * from './exceptions.js'
+// --- core: Validation, exceptions, identities and the Tool core ---
+export {
+  ValidationException,
+  asyncValidateOrThrow,
+  validateOrThrow,
+  validator,
+  withoutInputValues,
+  type Description,
+  type ObjectSchema,
+  type Schema,
+  type ValidateOptions,
+  type ValidationErrorItem,
+} from './validation.js'
+export {
+  BaseException,
+  E_ARTIFACT_QUERY_FAILED,
+  E_INVALID_INITIAL_REGISTRY_VALUE,
+  E_INVALID_INITIAL_TOOL_CALL_VALUE,
+  E_INVALID_INITIAL_TOOL_VALUE,
+  E_INVALID_OPTIONS,
+  E_INVALID_TOOL_ARGS,
+  E_NOT_A_SPOOL_READER,
+  E_NOT_A_TOOL,
+  E_NOT_CANONICALIZABLE,
+  E_OPTIONAL_DEPENDENCY_MISSING,
+  E_TOOL_ABORTED,
+  E_TOOL_ALREADY_REGISTERED,
+  E_TOOL_BINARY_FILE,
+  E_TOOL_COMMAND_FAILED,
+  E_TOOL_COMMAND_NOT_FOUND,
+  E_TOOL_CONTENT_TOO_LARGE,
+  E_TOOL_DOWNSTREAM_ERROR,
+  E_TOOL_FILE_NOT_FOUND,
+  E_TOOL_FILE_TOO_LARGE,
+  E_TOOL_GIT_REMOTE_DISABLED,
+  E_TOOL_GREP_FAILED,
+  E_TOOL_IO_ERROR,
+  E_TOOL_NETWORK_DISABLED,
+  E_TOOL_NOT_A_FILE,
+  E_TOOL_NOT_REGISTERED,
+  E_TOOL_PATCH_FAILED,
+  E_TOOL_PATCH_TOO_LARGE,
+  E_TOOL_PATH_ESCAPE,
+  E_TOOL_PATH_INVALID,
+  E_TOOL_SANDBOX_UNAVAILABLE,
+  E_TOOL_TIMEOUT,
+  E_TURN_ABORTED,
+  createException,
+  describeCause,
+  errorSummary,
+  type ExceptionClass,
+  type ExceptionOptions,
+} from './exceptions.js'
+export {
+  canonicalStringify,
+} from './utils/canonical_json.js'
+export {
+  sha256Hex,
+} from './utils/hash.js'
+export {
+  SPOOLED_ARTIFACT_BRAND,
+  isSpooledArtifact,
+  type ArtifactClass,
+  type SpooledArtifactLike,
+} from './contracts/artifact.js'
+export {
+  Registry,
+} from './core/registry.js'
+export {
+  createDispatchContext,
+  type DispatchContext,
+  type DispatchContextOptions,
+  type DispatchEvents,
+  type DispatchListener,
+  type ObservableDispatchContext,
+  type ToolExecutionEndEvent,
+  type ToolExecutionStartEvent,
+} from './core/dispatch_context.js'
+export {
+  createCallContext,
+  type ProviderCallContext,
+} from './core/call_context.js'
+export {
+  callIdOf,
+  idempotencyKeyOf,
+  strictCallIdOf,
+} from './core/call_identity.js'
+export {
+  INVALID_ARGS_NOT_RECORDED,
+  REDACTION_FAILED,
+  Tool,
+  type ArtifactConstructorResolver,
+  type CollisionPolicy,
+  type InvalidCall,
+  type PreparedCall,
+  type PreparedExecutor,
+  type RawTool,
+  type ToolCallInfo,
+  type ToolDescription,
+  type ToolExecutor,
+  type ToolHandler,
+  type ToolResult,
+  type ValidCall,
+} from './core/tool.js'
+export {
+  defineTool,
+  getDefinedToolMetadata,
+  type DefineToolOptions,
+  type DefinedToolMetadata,
+} from './core/define_tool.js'
+export {
+  ToolRegistry,
+  type MergeOptions,
+} from './core/tool_registry.js'
+export {
+  toolList,
+  type ToolCollection,
+} from './core/tool_collection.js'
+export {
+  ToolCall,
+  type RawToolCall,
+  type ToolCallJSON,
+} from './core/tool_call.js'
 
-// --- utils --------------------------------------------------------------------
-export * from './utils/canonical_json.js'
-export * from './utils/hash.js'
-export * from './utils/guards.js'
-export * from './utils/utf8.js'
+// --- artifacts: Spooled results and the artifact_* tools ---
+export {
+  MemorySpoolReader,
+  isSpoolReader,
+  type SpoolLine,
+  type SpoolLinesOptions,
+  type SpoolReader,
+  type LineIndex,
+} from './artifacts/spool_reader.js'
+export {
+  FileSpoolReader,
+  FileSpoolStore,
+  InMemorySpoolStore,
+  type ByteStore,
+  type FileSpoolStoreOptions,
+  type SpoolInput,
+  type SpoolStore,
+} from './artifacts/stores.js'
+export {
+  ArtifactTool,
+  DEFAULT_ARTIFACT_OUTPUT_LIMITS,
+  type ArtifactEntry,
+  type ArtifactOutputLimits,
+  type ArtifactToolMethod,
+  type RawArtifactTool,
+} from './artifacts/artifact_tool.js'
+export {
+  SpooledArtifact,
+  type ForgeToolsInput,
+  type FromResultOptions,
+  type GrepMatch,
+  type GrepOptions,
+  type SpooledArtifactConstructor,
+  type TurnToolCalls,
+} from './artifacts/spooled_artifact.js'
+export {
+  SpooledJsonArtifact,
+  type JsonArrayShape,
+  type JsonFormat,
+  type JsonObjectShape,
+  type JsonPathSegment,
+  type JsonScalarShape,
+  type JsonShape,
+  type SpooledJsonArtifactOptions,
+} from './artifacts/spooled_json_artifact.js'
+export {
+  SpooledMarkdownArtifact,
+  type MarkdownHeading,
+  type MarkdownSection,
+} from './artifacts/spooled_markdown_artifact.js'
 
-// --- core ---------------------------------------------------------------------
-export * from './core/registry.js'
-export * from './core/dispatch_context.js'
-export * from './core/tool.js'
-export * from './core/define_tool.js'
-export * from './core/tool_registry.js'
-export * from './core/tool_collection.js'
-export * from './core/tool_call.js'
+// --- tools: The sandbox and the five built-in tools ---
+export {
+  DEFAULT_READ_ONLY_PATHS,
+  DEFAULT_UNREADABLE_PATHS,
+  MAX_OUTPUT_BYTES_LIMIT,
+  MAX_TIMEOUT_MS,
+  Sandbox,
+  type SandboxEnforcement,
+  type SandboxEngineName,
+  type SandboxIsolation,
+  type SandboxIsolationOptions,
+  type SandboxOptions,
+} from './sandbox/sandbox.js'
+export {
+  GIT_REMOTE_SUBCOMMANDS,
+  NETWORK_EXECUTABLES,
+  assertOfflineCommand,
+} from './sandbox/network.js'
+export {
+  BashTool,
+  EditTool,
+  GrepTool,
+  ReadTool,
+  WriteTool,
+  bash,
+  createTools,
+  edit,
+  grep,
+  read,
+  tools,
+  write,
+  type BashArgs,
+  type BuiltinTools,
+  type EditArgs,
+  type GrepArgs,
+  type ReadArgs,
+  type RedactedEditArgs,
+  type RedactedWriteArgs,
+  type WriteArgs,
+} from './tools/index.js'
 
-// --- artifacts ----------------------------------------------------------------
-export * from './artifacts/spool_reader.js'
-export * from './artifacts/stores.js'
-export * from './artifacts/artifact_tool.js'
-export * from './artifacts/spooled_artifact.js'
-export * from './artifacts/spooled_json_artifact.js'
-export * from './artifacts/spooled_markdown_artifact.js'
+// --- providers: Provider definitions and the AI SDK adapter ---
+export {
+  isToolDescription,
+  toToolDescription,
+  toolInputSchema,
+  type ToolLike,
+  type ToolLikeCollection,
+} from './providers/tool_like.js'
+export {
+  TOOL_NAME_RULES,
+  ToolNameMap,
+  type ToolNameMapJSON,
+  type ToolNameRule,
+  type ToolNameRules,
+  type ToolRename,
+} from './providers/tool_name_map.js'
+export {
+  type ProviderToolSet,
+} from './providers/provider_tool_set.js'
+export {
+  JSON_SCHEMA_DIALECT,
+  toJsonSchema,
+  type JsonSchema,
+  type JsonSchemaNode,
+  type ToJsonSchemaOptions,
+} from './providers/json_schema.js'
+export {
+  toOpenAIStrictSchema,
+} from './providers/openai_strict.js'
+export {
+  dropOptionalNulls,
+} from './providers/optional_nulls.js'
+export {
+  toOpenAIResponsesTool,
+  toOpenAIResponsesTools,
+  toOpenAITool,
+  toOpenAITools,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  type OpenAIToolOptions,
+} from './providers/openai.js'
+export {
+  toAnthropicTool,
+  toAnthropicTools,
+  type AnthropicTool,
+  type AnthropicToolOptions,
+} from './providers/anthropic.js'
+export {
+  toGeminiFunctionDeclaration,
+  toGeminiFunctionDeclarations,
+  toGeminiSchema,
+  type GeminiFunctionDeclaration,
+  type GeminiSchema,
+  type GeminiToolOptions,
+} from './providers/gemini.js'
+export {
+  toMcpTool,
+  toMcpTools,
+  type McpInputSchema,
+  type McpToolAnnotations,
+  type McpToolDefinition,
+  type McpToolOptions,
+} from './providers/mcp.js'
+export {
+  DEFAULT_TOOL_RESULT_MAX_BYTES,
+  toolResultToText,
+  type ToolResultTextOptions,
+} from './providers/tool_result_text.js'
+export {
+  toAiSdkTools,
+  type AiSdkInputSchema,
+  type AiSdkTool,
+  type AiSdkToolCallOptions,
+  type AiSdkToolsOptions,
+  type StandardFailure,
+  type StandardIssue,
+  type StandardSuccess,
+  type StandardValidationResult,
+} from './providers/ai_sdk.js'
 
-// --- sandbox and built-in tools -------------------------------------------------
-export * from './sandbox/sandbox.js'
-export * from './sandbox/network.js'
-export * from './tools/index.js'
+// --- mcp: The MCP server (loads the MCP SDK on first use) ---
+export {
+  createMcpServer,
+  type McpServerOptions,
+} from './providers/mcp_server.js'
 
-// --- providers ----------------------------------------------------------------
-export * from './providers/tool_like.js'
-export * from './providers/tool_name_map.js'
-export * from './providers/provider_tool_set.js'
-export * from './providers/json_schema.js'
-export * from './providers/openai_strict.js'
-export * from './providers/optional_nulls.js'
-export * from './providers/openai.js'
-export * from './providers/anthropic.js'
-export * from './providers/gemini.js'
-export * from './providers/mcp.js'
-export * from './providers/mcp_server.js'
-export * from './core/call_context.js'
-export * from './providers/tool_result_text.js'
-export * from './providers/ai_sdk.js'
-
-// --- runner and journal ---------------------------------------------------------
-export * from './runner/journal.js'
-export * from './runner/jsonl_journal.js'
-export * from './runner/sqlite_journal.js'
-export * from './runner/messages.js'
-export * from './runner/events.js'
-export * from './runner/tool_definition.js'
-export * from './runner/retry_warning.js'
-export * from './runner/scripted_model.js'
-export * from './runner/turn_runner.js'
-export * from './runner/adapters/openai_chat.js'
-export * from './runner/adapters/anthropic.js'
-export * from './runner/adapters/gemini.js'
+// --- runner: TurnRunner, the journals and the model adapters ---
+export {
+  DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
+  TOOL_CALL_ROW_FIELDS,
+  errorToJson,
+  outputToJson,
+  type JournalOptions,
+  type ToolCallFilter,
+  type ToolCallFlags,
+  type ToolCallJournal,
+  type ToolCallRow,
+  type ToolCallScope,
+  type ToolCallStatus,
+  type TruncatedOutput,
+} from './runner/journal.js'
+export {
+  JsonlJournal,
+  type JsonlJournalOptions,
+} from './runner/jsonl_journal.js'
+export {
+  SqliteJournal,
+} from './runner/sqlite_journal.js'
+export {
+  copyMessages,
+  type Message,
+  type MessageRole,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelToolCall,
+  type ToolDefinition,
+  type TurnModel,
+} from './runner/messages.js'
+export {
+  type ModelEndEvent,
+  type ModelStartEvent,
+  type RetryWarningEvent,
+  type ToolEndEvent,
+  type ToolStartEvent,
+  type TurnEndEvent,
+  type TurnEvent,
+  type TurnEventListener,
+  type TurnStartEvent,
+} from './runner/events.js'
+export {
+  toolDefinition,
+} from './runner/tool_definition.js'
+export {
+  scriptedModel,
+  type ScriptedStep,
+} from './runner/scripted_model.js'
+export {
+  TurnRunner,
+  type TurnIdentity,
+  type TurnResult,
+  type TurnRunOptions,
+  type TurnRunnerOptions,
+} from './runner/turn_runner.js'
+export {
+  fromOpenAIChatResponse,
+  openAIChatModel,
+  toOpenAIChatMessages,
+  type OpenAIChatChoiceLike,
+  type OpenAIChatFunctionCall,
+  type OpenAIChatMessage,
+  type OpenAIChatModelOptions,
+  type OpenAIChatRequestBody,
+  type OpenAIChatResponseLike,
+  type OpenAIChatResponseMessageLike,
+  type OpenAIChatToolCall,
+  type OpenAIChatToolCallLike,
+} from './runner/adapters/openai_chat.js'
+export {
+  anthropicModel,
+  fromAnthropicResponse,
+  toAnthropicMessages,
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  type AnthropicModelOptions,
+  type AnthropicRequestBody,
+  type AnthropicResponseBlockLike,
+  type AnthropicResponseLike,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from './runner/adapters/anthropic.js'
+export {
+  fromGeminiResponse,
+  geminiModel,
+  toGeminiContents,
+  type GeminiCandidateLike,
+  type GeminiContent,
+  type GeminiFunctionCall,
+  type GeminiFunctionCallLike,
+  type GeminiFunctionCallPart,
+  type GeminiFunctionResponse,
+  type GeminiFunctionResponseBody,
+  type GeminiFunctionResponsePart,
+  type GeminiModelOptions,
+  type GeminiPart,
+  type GeminiRequestBody,
+  type GeminiResponseContentLike,
+  type GeminiResponseLike,
+  type GeminiResponsePartLike,
+  type GeminiSystemInstruction,
+  type GeminiTextPart,
+  type GeminiToolsEntry,
+} from './runner/adapters/gemini.js'

@@ -118,7 +118,7 @@ export class ArtifactTool extends Tool {
 
   /**
    * @param raw - The method, the reachable artifacts and the output limits.
-   * @throws {@link E_INVALID_OPTIONS} when a limit is not a positive integer.
+   * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when a limit is not a positive integer.
    */
   constructor(raw: RawArtifactTool) {
     const limits = resolveLimits(raw.limits)

@@ -31,7 +31,7 @@ export function isSpoolReader(value: unknown): value is SpoolReader {
   return ['line', 'lineCount', 'byteLength', 'readAll'].every((m) => typeof reader[m] === 'function')
 }
 
-/** Where a spool's lines start, sampled sparsely: see {@link LineIndexBuilder}. */
+/** Where a spool's lines start, sampled sparsely: see `LineIndexBuilder`. */
 export interface LineIndex {
   /** Total bytes. */
   readonly byteLength: number

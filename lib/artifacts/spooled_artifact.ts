@@ -100,7 +100,7 @@ export class SpooledArtifact implements SpooledArtifactLike {
 
   /**
    * @param reader - Where the bytes are.
-   * @throws {@link E_NOT_A_SPOOL_READER} when `reader` lacks the
+   * @throws {@link toolsmith/core!E_NOT_A_SPOOL_READER} when `reader` lacks the
    *   `line`/`lineCount`/`byteLength`/`readAll` methods.
    */
   constructor(reader: SpoolReader) {
@@ -266,7 +266,7 @@ export class SpooledArtifact implements SpooledArtifactLike {
    * @param re - A RegExp (its `g`/`y` flags are ignored) or a pattern string.
    * @param options - Match cap and per-line byte cap.
    * @returns Hits with 1-based line numbers.
-   * @throws {@link E_INVALID_OPTIONS} for an invalid pattern string.
+   * @throws {@link toolsmith/core!E_INVALID_OPTIONS} for an invalid pattern string.
    */
   async grep(re: RegExp | string, options: GrepOptions = {}): Promise<GrepMatch[]> {
     const regex = toRegExp(re)

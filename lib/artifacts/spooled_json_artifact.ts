@@ -61,7 +61,7 @@ export type JsonPathSegment = string | number
  *
  * @param path - The path text.
  * @returns The segments.
- * @throws {@link E_ARTIFACT_QUERY_FAILED} for an unterminated bracket or quote.
+ * @throws {@link toolsmith/core!E_ARTIFACT_QUERY_FAILED} for an unterminated bracket or quote.
  */
 export function parseJsonPath(path: string): JsonPathSegment[] {
   let rest = path.trim()
@@ -209,9 +209,9 @@ export class SpooledJsonArtifact extends SpooledArtifact {
   /**
    * What is at `path`: an object's keys, an array's length, or a scalar's type.
    *
-   * @param path - A JSON path (see {@link parseJsonPath}); `''` is the root.
+   * @param path - A JSON path (see `parseJsonPath`); `''` is the root.
    * @returns The shape.
-   * @throws {@link E_ARTIFACT_QUERY_FAILED} when the path does not exist or the text is not JSON.
+   * @throws {@link toolsmith/core!E_ARTIFACT_QUERY_FAILED} when the path does not exist or the text is not JSON.
    */
   async keys(path = ''): Promise<JsonShape> {
     const segments = parseJsonPath(path)
@@ -230,7 +230,7 @@ export class SpooledJsonArtifact extends SpooledArtifact {
    *
    * @param path - A JSON path; for JSON Lines it starts with the record index.
    * @returns The value (parsed JSON).
-   * @throws {@link E_ARTIFACT_QUERY_FAILED} when the path does not exist, the
+   * @throws {@link toolsmith/core!E_ARTIFACT_QUERY_FAILED} when the path does not exist, the
    *   text is not JSON, or the whole of a JSON Lines result is asked for (use
    *   {@link SpooledJsonArtifact.slice}).
    */
@@ -252,7 +252,7 @@ export class SpooledJsonArtifact extends SpooledArtifact {
    * @param start - First index (default 0).
    * @param end - One past the last index (default: the end).
    * @returns The items.
-   * @throws {@link E_ARTIFACT_QUERY_FAILED} when the path does not exist or is not an array.
+   * @throws {@link toolsmith/core!E_ARTIFACT_QUERY_FAILED} when the path does not exist or is not an array.
    */
   async slice(path = '', start = 0, end?: number): Promise<unknown[]> {
     const segments = parseJsonPath(path)

@@ -72,7 +72,7 @@ export class SpooledMarkdownArtifact extends SpooledArtifact {
    * @param heading - The heading's text (case-insensitive, leading `#`s
    *   ignored; the first match wins) or the 1-based line of a heading.
    * @returns The heading and the last line of its section.
-   * @throws {@link E_ARTIFACT_QUERY_FAILED} naming the available headings when none matches.
+   * @throws {@link toolsmith/core!E_ARTIFACT_QUERY_FAILED} naming the available headings when none matches.
    */
   async sectionRange(heading: string | number): Promise<MarkdownSection> {
     const outline = await this.outline()
@@ -95,7 +95,7 @@ export class SpooledMarkdownArtifact extends SpooledArtifact {
    *
    * @param heading - Heading text or line; see {@link SpooledMarkdownArtifact.sectionRange}.
    * @returns The section's lines joined by `\n`.
-   * @throws {@link E_ARTIFACT_QUERY_FAILED} when no heading matches.
+   * @throws {@link toolsmith/core!E_ARTIFACT_QUERY_FAILED} when no heading matches.
    */
   async section(heading: string | number): Promise<string> {
     const range = await this.sectionRange(heading)

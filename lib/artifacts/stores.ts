@@ -217,7 +217,7 @@ const WRITE_BATCH_BYTES = 256 * 1024
  * @remarks
  * `write` streams the input to a temporary file one chunk at a time (each
  * write awaited, so a fast producer is held back by the disk: backpressure),
- * builds a sparse line index on the way (see {@link LineIndexBuilder}), then
+ * builds a sparse line index on the way (see `LineIndexBuilder`), then
  * renames the file into place. Memory stays flat whatever the size: one
  * batch buffer plus an index of about `lines / 1024 + bytes / 65536` numbers.
  * Readers use positioned reads of 64 KiB, so reading line 90,000,000 of a
@@ -253,7 +253,7 @@ export class FileSpoolStore implements SpoolStore {
 
   /**
    * @param options - Where to keep the files.
-   * @throws {@link E_INVALID_OPTIONS} when `dir` is given but is not a non-empty string.
+   * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `dir` is given but is not a non-empty string.
    */
   constructor(options: FileSpoolStoreOptions = {}) {
     if (options.dir !== undefined && (typeof options.dir !== 'string' || options.dir.length === 0)) {

@@ -320,7 +320,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
 
   /**
    * @param raw - The tool's definition; validated against {@link Tool.schema}.
-   * @throws {@link E_INVALID_INITIAL_TOOL_VALUE} when `raw` does not satisfy the
+   * @throws {@link toolsmith/core!E_INVALID_INITIAL_TOOL_VALUE} when `raw` does not satisfy the
    *   schema; the `ValidationException` is the cause.
    */
   constructor(raw: RawTool<A, Args>) {
@@ -373,7 +373,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    *
    * @param args - The raw arguments.
    * @returns The validated arguments.
-   * @throws {@link E_INVALID_TOOL_ARGS} naming every failing field; the
+   * @throws {@link toolsmith/core!E_INVALID_TOOL_ARGS} naming every failing field; the
    *   `ValidationException` is the cause.
    */
   async validate(args: unknown): Promise<Args> {

@@ -4,14 +4,9 @@
  *
  * @module
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js'
+import { createRequire } from 'node:module'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createDispatchContext, type DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
@@ -81,7 +76,7 @@ export interface McpServerOptions {
  * @param tools - An array, record or `ToolRegistry` of tools.
  * @param options - Name, version, optional context and the result byte cap.
  * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
- * @throws {@link E_INVALID_OPTIONS} when `options` is missing or its `name`
+ * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `options` is missing or its `name`
  *   or `version` is not a non-empty string, or `maxResultBytes` is invalid.
  *
  * @example
@@ -93,6 +88,7 @@ export interface McpServerOptions {
  */
 export function createMcpServer(tools: ToolCollection, options: McpServerOptions): Server {
   assertServerIdentity(options)
+  const { Server, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = mcpSdk()
   const server = new Server(
     { name: options.name, version: options.version },
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
@@ -133,6 +129,28 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     }
   })
   return server
+}
+
+type McpSdk = typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/types.js')
+
+let sdk: McpSdk | undefined
+
+/**
+ * The MCP SDK, loaded on the first `createMcpServer` call: it is the
+ * heaviest dependency (≈ 100 ms to import) and most users of the package
+ * never serve MCP. `createMcpServer` is synchronous, so the SDK's CommonJS
+ * build is required rather than imported; the server it returns speaks the
+ * same protocol to any transport (the ESM `StdioServerTransport` included).
+ */
+function mcpSdk(): McpSdk {
+  if (sdk === undefined) {
+    const require = createRequire(import.meta.url)
+    sdk = {
+      ...(require('@modelcontextprotocol/sdk/server/index.js') as object),
+      ...(require('@modelcontextprotocol/sdk/types.js') as object),
+    } as McpSdk
+  }
+  return sdk
 }
 
 /** The SDK accepts a missing name or version and reports it to clients as is; a missing options object was a raw TypeError. */

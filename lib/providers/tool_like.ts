@@ -46,7 +46,7 @@ export function isToolDescription(value: unknown): value is ToolDescription {
  *
  * @param tool - A Tool or a snapshot.
  * @returns The snapshot, with `description` defaulting to `''` and the flags to a read-only, idempotent tool.
- * @throws {@link E_NOT_A_TOOL} when `tool` is neither.
+ * @throws {@link toolsmith/core!E_NOT_A_TOOL} when `tool` is neither.
  */
 export function toToolDescription(tool: ToolLike): ToolDescription {
   if (Tool.isTool(tool)) return tool.describe()
@@ -69,7 +69,7 @@ export function toToolDescription(tool: ToolLike): ToolDescription {
  *
  * @param tool - A Tool or a snapshot.
  * @returns The joi object schema.
- * @throws {@link E_NOT_A_TOOL} when `tool` is neither.
+ * @throws {@link toolsmith/core!E_NOT_A_TOOL} when `tool` is neither.
  */
 export function toolInputSchema(tool: ToolLike): ObjectSchema {
   if (Tool.isTool(tool)) return tool.inputSchema
@@ -85,7 +85,7 @@ export function toolInputSchema(tool: ToolLike): ObjectSchema {
  *
  * @param tools - The collection.
  * @returns The tools and snapshots, in order.
- * @throws {@link E_NOT_A_TOOL} when an entry is neither a Tool nor a snapshot.
+ * @throws {@link toolsmith/core!E_NOT_A_TOOL} when an entry is neither a Tool nor a snapshot.
  */
 export function toolLikeList(tools: ToolLikeCollection): ToolLike[] {
   if (ToolRegistry.isToolRegistry(tools)) return toolList(tools)

@@ -46,7 +46,7 @@ interface ArtifactLike {
  * @param result - What `tool.executor(ctx)(args)` resolved to.
  * @param options - The byte cap.
  * @returns The text: at most `maxBytes` bytes plus, when cut, the marker line.
- * @throws {@link E_INVALID_OPTIONS} when `maxBytes` is not a positive integer or `Infinity`.
+ * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `maxBytes` is not a positive integer or `Infinity`.
  *
  * @example
  * ```ts
@@ -69,7 +69,7 @@ export async function toolResultToText(result: ToolResult, options: ToolResultTe
  * @param value - The option; `undefined` means the default.
  * @param where - Who is asking, for the error message.
  * @returns The cap in bytes.
- * @throws {@link E_INVALID_OPTIONS} when not a positive integer or `Infinity`.
+ * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when not a positive integer or `Infinity`.
  *
  * @internal
  */

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { REDACTION_FAILED, type INVALID_ARGS_NOT_RECORDED } from '../core/tool.js'
 import { E_INVALID_OPTIONS, describeCause } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
@@ -238,6 +239,33 @@ function truncatedJson(text: string, bytes: number, maxOutputBytes: number): str
  */
 export function errorToJson(error: unknown, maxOutputBytes = DEFAULT_JOURNAL_MAX_OUTPUT_BYTES): string {
   return capJson(safeJson(describeCause(error)), maxOutputBytes)
+}
+
+/** What {@link redactToolInput} needs of a tool. */
+export interface RedactableTool {
+  /** The tool's name. */
+  readonly name: string
+  /** The tool's own redaction, if any. */
+  readonly redact?: ((args: any) => unknown) | undefined
+}
+
+/**
+ * The args as a journal stores them, for valid args: the tool's own `redact`
+ * (failing closed to {@link REDACTION_FAILED}), or the args when it has none.
+ * Redaction comes only from the tool; args that failed validation are never
+ * passed here (the runner records {@link INVALID_ARGS_NOT_RECORDED}).
+ *
+ * @param tool - The tool, or its name and `redact`.
+ * @param args - Validated args.
+ * @returns A JSON-ready value.
+ */
+export function redactToolInput(tool: RedactableTool, args: unknown): unknown {
+  if (!tool.redact) return args
+  try {
+    return tool.redact(args)
+  } catch {
+    return REDACTION_FAILED
+  }
 }
 
 /**

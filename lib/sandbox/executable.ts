@@ -27,7 +27,7 @@ async function isExecutableFile(candidate: string): Promise<boolean> {
  * @param cwd - The working directory of the command.
  * @param searchPath - The `PATH` the command will see.
  * @returns The absolute path to execute.
- * @throws {@link E_TOOL_COMMAND_NOT_FOUND} when nothing executable matches.
+ * @throws {@link toolsmith/core!E_TOOL_COMMAND_NOT_FOUND} when nothing executable matches.
  * @internal
  */
 export async function resolveExecutable(cmd: string, cwd: string, searchPath: string): Promise<string> {

@@ -155,7 +155,7 @@ function listedExecutable(name: string): string | undefined {
  *
  * @param cmd - The executable as given to `bash`.
  * @param args - Its arguments.
- * @throws {@link E_TOOL_NETWORK_DISABLED} or {@link E_TOOL_GIT_REMOTE_DISABLED}.
+ * @throws {@link toolsmith/core!E_TOOL_NETWORK_DISABLED} or {@link toolsmith/core!E_TOOL_GIT_REMOTE_DISABLED}.
  *
  * @example
  * ```ts

@@ -81,7 +81,7 @@ export function isInside(root: string, candidate: string): boolean {
  * Reject paths no file system call should ever see.
  *
  * @param input - The path a tool was given.
- * @throws {@link E_TOOL_PATH_INVALID} for empty, NUL-bearing or over-long
+ * @throws {@link toolsmith/core!E_TOOL_PATH_INVALID} for empty, NUL-bearing or over-long
  *   paths, and (on POSIX) Windows drive-letter or backslash-rooted paths.
  * @internal
  */
@@ -134,8 +134,8 @@ function windowsPathKind(input: string): string | undefined {
  * the trailing separator and write a file where a folder was meant.
  *
  * @param input - The path a file tool (read, write, edit) was given.
- * @throws {@link E_TOOL_PATH_INVALID} as {@link assertValidPathInput} does.
- * @throws {@link E_TOOL_NOT_A_FILE} for a path ending in `/` or `/.`.
+ * @throws {@link toolsmith/core!E_TOOL_PATH_INVALID} as {@link assertValidPathInput} does.
+ * @throws {@link toolsmith/core!E_TOOL_NOT_A_FILE} for a path ending in `/` or `/.`.
  * @internal
  */
 export function assertFilePathInput(input: unknown): asserts input is string {
@@ -153,7 +153,7 @@ export function assertFilePathInput(input: unknown): asserts input is string {
  *
  * @param rootDir - The configured root (absolute).
  * @returns Its real path.
- * @throws {@link E_TOOL_FILE_NOT_FOUND} when it is missing or not a directory.
+ * @throws {@link toolsmith/core!E_TOOL_FILE_NOT_FOUND} when it is missing or not a directory.
  * @internal
  */
 export async function resolveRealRoot(rootDir: string): Promise<string> {
@@ -193,8 +193,8 @@ export async function resolveRealRoot(rootDir: string): Promise<string> {
  * @param scope - The sandbox.
  * @param input - The path as the model gave it.
  * @returns The resolution.
- * @throws {@link E_TOOL_PATH_INVALID}, {@link E_TOOL_PATH_ESCAPE},
- *   {@link E_TOOL_FILE_NOT_FOUND} (missing root, or a file used as a directory).
+ * @throws {@link toolsmith/core!E_TOOL_PATH_INVALID}, {@link toolsmith/core!E_TOOL_PATH_ESCAPE},
+ *   {@link toolsmith/core!E_TOOL_FILE_NOT_FOUND} (missing root, or a file used as a directory).
  * @internal
  */
 export async function resolveInRoot(scope: PathScope, input: string): Promise<ResolvedPath> {

@@ -302,7 +302,7 @@ export class Sandbox {
 
   /**
    * @param options - Root, limits, network and environment; see {@link SandboxOptions}.
-   * @throws {@link E_INVALID_OPTIONS} when an option is invalid; the
+   * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when an option is invalid; the
    *   `ValidationException` is the cause.
    */
   constructor(options: SandboxOptions = {}) {

@@ -11,7 +11,7 @@ import { E_TOOL_ABORTED } from '../exceptions.js'
  *
  * @param signal - The call's abort signal.
  * @param what - What was about to happen, for the message.
- * @throws {@link E_TOOL_ABORTED} with the signal's reason as cause.
+ * @throws {@link toolsmith/core!E_TOOL_ABORTED} with the signal's reason as cause.
  * @internal
  */
 export function assertNotAborted(signal: AbortSignal, what: string): void {

@@ -56,7 +56,7 @@ const readSchema: ObjectSchema<ReadArgs> = validator.object<ReadArgs>({
  * @param limit - `maxOutputBytes`.
  * @param input - The path, for messages.
  * @returns The text, cut on a character boundary with a marker when needed.
- * @throws {@link E_TOOL_BINARY_FILE} when a NUL byte appears in the first 8 KiB.
+ * @throws {@link toolsmith/core!E_TOOL_BINARY_FILE} when a NUL byte appears in the first 8 KiB.
  * @internal
  */
 export function decodeText(bytes: Buffer, remainder: number, limit: number, input: string): string {

@@ -83,7 +83,7 @@ export function numberPrefix(line: number): string {
  * @param input - The path as given, for messages.
  * @param request - Range, budget, numbering and counting.
  * @returns The text and where the scan stopped.
- * @throws {@link E_TOOL_BINARY_FILE} when a NUL byte appears in the first 8 KiB.
+ * @throws {@link toolsmith/core!E_TOOL_BINARY_FILE} when a NUL byte appears in the first 8 KiB.
  * @internal
  */
 export async function readLineRange(handle: FileHandle, input: string, request: LineRangeRequest): Promise<LineRange> {

@@ -10,7 +10,27 @@
  *
  * @module
  */
-import { applyPatch, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff'
+import { createRequire } from 'node:module'
+import type { StructuredPatch, StructuredPatchHunk } from 'diff'
+
+type Diff = typeof import('diff')
+let diff: Diff | undefined
+
+// `diff` is required on the first edit, not when the package is imported:
+// importing 'toolsmith' stays close to importing joi alone (bench: import).
+// Synchronous on purpose: applying a patch is synchronous work.
+function diffLibrary(): Diff {
+  diff ??= createRequire(import.meta.url)('diff') as Diff
+  return diff
+}
+
+function parsePatch(patch: string): StructuredPatch[] {
+  return diffLibrary().parsePatch(patch)
+}
+
+function applyPatch(...args: Parameters<Diff['applyPatch']>): ReturnType<Diff['applyPatch']> {
+  return diffLibrary().applyPatch(...args)
+}
 import { E_TOOL_PATCH_FAILED } from '../exceptions.js'
 
 /**
@@ -68,7 +88,7 @@ export function patchFailed(path: string, message: string, extra: Record<string,
  * @param path - The file path as the caller gave it (for messages).
  * @param patch - The unified diff.
  * @returns The parsed patch.
- * @throws {@link E_TOOL_PATCH_FAILED} naming what is wrong.
+ * @throws {@link toolsmith/core!E_TOOL_PATCH_FAILED} naming what is wrong.
  */
 export function parseFilePatch(path: string, patch: string): FilePatch {
   let parsed: StructuredPatch[]
@@ -125,7 +145,7 @@ export function parseFilePatch(path: string, patch: string): FilePatch {
  * @param source - The file's current text.
  * @param patch - What {@link parseFilePatch} returned.
  * @returns The patched text.
- * @throws {@link E_TOOL_PATCH_FAILED} for a hunk outside the file, one that
+ * @throws {@link toolsmith/core!E_TOOL_PATCH_FAILED} for a hunk outside the file, one that
  *   does not match (named), a search over {@link SEARCH_COMPARISONS}, or a
  *   creation patch for a file that has content.
  */

@@ -1,3 +1,4 @@
+import { parseJsonPath } from '../../lib/entries/internal.js'
 import { describe, expect, it } from 'vitest'
 import {
   E_ARTIFACT_QUERY_FAILED,
@@ -7,7 +8,6 @@ import {
   SpooledJsonArtifact,
   ToolCall,
   createDispatchContext,
-  parseJsonPath,
 } from '../../lib/index.js'
 
 const doc = {

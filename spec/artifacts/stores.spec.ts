@@ -1,3 +1,4 @@
+import { LineIndexBuilder } from '../../lib/entries/internal.js'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,7 +8,6 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   FileSpoolStore,
   InMemorySpoolStore,
-  LineIndexBuilder,
   MemorySpoolReader,
   isSpoolReader,
   type SpoolInput,

@@ -1,3 +1,4 @@
+import { toolLikeList } from '../../lib/entries/internal.js'
 import { describe, expect, it } from 'vitest'
 import {
   ToolRegistry,
@@ -6,7 +7,6 @@ import {
   isToolDescription,
   toToolDescription,
   toolInputSchema,
-  toolLikeList,
   toolResultToText,
   toOpenAITools,
   validator,

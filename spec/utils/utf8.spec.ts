@@ -1,6 +1,6 @@
+import { utf8BoundaryBefore, utf8Prefix } from '../../lib/entries/internal.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { utf8BoundaryBefore, utf8Prefix } from '../../lib/index.js'
 
 describe('utf8Prefix', () => {
   it('keeps text that fits and cuts before a character that would be split', () => {

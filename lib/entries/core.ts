@@ -1,0 +1,127 @@
+/**
+ * `toolsmith/core`: validation, exceptions, identities and the Tool core.
+ *
+ * @module toolsmith/core
+ */
+export {
+  ValidationException,
+  asyncValidateOrThrow,
+  validateOrThrow,
+  validator,
+  withoutInputValues,
+  type Description,
+  type ObjectSchema,
+  type Schema,
+  type ValidateOptions,
+  type ValidationErrorItem,
+} from '../validation.js'
+export {
+  BaseException,
+  E_ARTIFACT_QUERY_FAILED,
+  E_INVALID_INITIAL_REGISTRY_VALUE,
+  E_INVALID_INITIAL_TOOL_CALL_VALUE,
+  E_INVALID_INITIAL_TOOL_VALUE,
+  E_INVALID_OPTIONS,
+  E_INVALID_TOOL_ARGS,
+  E_NOT_A_SPOOL_READER,
+  E_NOT_A_TOOL,
+  E_NOT_CANONICALIZABLE,
+  E_OPTIONAL_DEPENDENCY_MISSING,
+  E_TOOL_ABORTED,
+  E_TOOL_ALREADY_REGISTERED,
+  E_TOOL_BINARY_FILE,
+  E_TOOL_COMMAND_FAILED,
+  E_TOOL_COMMAND_NOT_FOUND,
+  E_TOOL_CONTENT_TOO_LARGE,
+  E_TOOL_DOWNSTREAM_ERROR,
+  E_TOOL_FILE_NOT_FOUND,
+  E_TOOL_FILE_TOO_LARGE,
+  E_TOOL_GIT_REMOTE_DISABLED,
+  E_TOOL_GREP_FAILED,
+  E_TOOL_IO_ERROR,
+  E_TOOL_NETWORK_DISABLED,
+  E_TOOL_NOT_A_FILE,
+  E_TOOL_NOT_REGISTERED,
+  E_TOOL_PATCH_FAILED,
+  E_TOOL_PATCH_TOO_LARGE,
+  E_TOOL_PATH_ESCAPE,
+  E_TOOL_PATH_INVALID,
+  E_TOOL_SANDBOX_UNAVAILABLE,
+  E_TOOL_TIMEOUT,
+  E_TURN_ABORTED,
+  createException,
+  describeCause,
+  errorSummary,
+  type ExceptionClass,
+  type ExceptionOptions,
+} from '../exceptions.js'
+export {
+  canonicalStringify,
+} from '../utils/canonical_json.js'
+export {
+  sha256Hex,
+} from '../utils/hash.js'
+export {
+  SPOOLED_ARTIFACT_BRAND,
+  isSpooledArtifact,
+  type ArtifactClass,
+  type SpooledArtifactLike,
+} from '../contracts/artifact.js'
+export {
+  Registry,
+} from '../core/registry.js'
+export {
+  createDispatchContext,
+  type DispatchContext,
+  type DispatchContextOptions,
+  type DispatchEvents,
+  type DispatchListener,
+  type ObservableDispatchContext,
+  type ToolExecutionEndEvent,
+  type ToolExecutionStartEvent,
+} from '../core/dispatch_context.js'
+export {
+  createCallContext,
+  type ProviderCallContext,
+} from '../core/call_context.js'
+export {
+  callIdOf,
+  idempotencyKeyOf,
+  strictCallIdOf,
+} from '../core/call_identity.js'
+export {
+  INVALID_ARGS_NOT_RECORDED,
+  REDACTION_FAILED,
+  Tool,
+  type ArtifactConstructorResolver,
+  type CollisionPolicy,
+  type InvalidCall,
+  type PreparedCall,
+  type PreparedExecutor,
+  type RawTool,
+  type ToolCallInfo,
+  type ToolDescription,
+  type ToolExecutor,
+  type ToolHandler,
+  type ToolResult,
+  type ValidCall,
+} from '../core/tool.js'
+export {
+  defineTool,
+  getDefinedToolMetadata,
+  type DefineToolOptions,
+  type DefinedToolMetadata,
+} from '../core/define_tool.js'
+export {
+  ToolRegistry,
+  type MergeOptions,
+} from '../core/tool_registry.js'
+export {
+  toolList,
+  type ToolCollection,
+} from '../core/tool_collection.js'
+export {
+  ToolCall,
+  type RawToolCall,
+  type ToolCallJSON,
+} from '../core/tool_call.js'

@@ -1,0 +1,83 @@
+/**
+ * `toolsmith/providers`: provider definitions and the AI SDK adapter.
+ *
+ * @module toolsmith/providers
+ */
+export {
+  isToolDescription,
+  toToolDescription,
+  toolInputSchema,
+  type ToolLike,
+  type ToolLikeCollection,
+} from '../providers/tool_like.js'
+export {
+  TOOL_NAME_RULES,
+  ToolNameMap,
+  type ToolNameMapJSON,
+  type ToolNameRule,
+  type ToolNameRules,
+  type ToolRename,
+} from '../providers/tool_name_map.js'
+export {
+  type ProviderToolSet,
+} from '../providers/provider_tool_set.js'
+export {
+  JSON_SCHEMA_DIALECT,
+  toJsonSchema,
+  type JsonSchema,
+  type JsonSchemaNode,
+  type ToJsonSchemaOptions,
+} from '../providers/json_schema.js'
+export {
+  toOpenAIStrictSchema,
+} from '../providers/openai_strict.js'
+export {
+  dropOptionalNulls,
+} from '../providers/optional_nulls.js'
+export {
+  toOpenAIResponsesTool,
+  toOpenAIResponsesTools,
+  toOpenAITool,
+  toOpenAITools,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  type OpenAIToolOptions,
+} from '../providers/openai.js'
+export {
+  toAnthropicTool,
+  toAnthropicTools,
+  type AnthropicTool,
+  type AnthropicToolOptions,
+} from '../providers/anthropic.js'
+export {
+  toGeminiFunctionDeclaration,
+  toGeminiFunctionDeclarations,
+  toGeminiSchema,
+  type GeminiFunctionDeclaration,
+  type GeminiSchema,
+  type GeminiToolOptions,
+} from '../providers/gemini.js'
+export {
+  toMcpTool,
+  toMcpTools,
+  type McpInputSchema,
+  type McpToolAnnotations,
+  type McpToolDefinition,
+  type McpToolOptions,
+} from '../providers/mcp.js'
+export {
+  DEFAULT_TOOL_RESULT_MAX_BYTES,
+  toolResultToText,
+  type ToolResultTextOptions,
+} from '../providers/tool_result_text.js'
+export {
+  toAiSdkTools,
+  type AiSdkInputSchema,
+  type AiSdkTool,
+  type AiSdkToolCallOptions,
+  type AiSdkToolsOptions,
+  type StandardFailure,
+  type StandardIssue,
+  type StandardSuccess,
+  type StandardValidationResult,
+} from '../providers/ai_sdk.js'

@@ -1,0 +1,111 @@
+/**
+ * `toolsmith/runner`: turnRunner, the journals and the model adapters.
+ *
+ * @module toolsmith/runner
+ */
+export {
+  DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
+  TOOL_CALL_ROW_FIELDS,
+  errorToJson,
+  outputToJson,
+  type JournalOptions,
+  type ToolCallFilter,
+  type ToolCallFlags,
+  type ToolCallJournal,
+  type ToolCallRow,
+  type ToolCallScope,
+  type ToolCallStatus,
+  type TruncatedOutput,
+} from '../runner/journal.js'
+export {
+  JsonlJournal,
+  type JsonlJournalOptions,
+} from '../runner/jsonl_journal.js'
+export {
+  SqliteJournal,
+} from '../runner/sqlite_journal.js'
+export {
+  copyMessages,
+  type Message,
+  type MessageRole,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelToolCall,
+  type ToolDefinition,
+  type TurnModel,
+} from '../runner/messages.js'
+export {
+  type ModelEndEvent,
+  type ModelStartEvent,
+  type RetryWarningEvent,
+  type ToolEndEvent,
+  type ToolStartEvent,
+  type TurnEndEvent,
+  type TurnEvent,
+  type TurnEventListener,
+  type TurnStartEvent,
+} from '../runner/events.js'
+export {
+  toolDefinition,
+} from '../runner/tool_definition.js'
+export {
+  scriptedModel,
+  type ScriptedStep,
+} from '../runner/scripted_model.js'
+export {
+  TurnRunner,
+  type TurnIdentity,
+  type TurnResult,
+  type TurnRunOptions,
+  type TurnRunnerOptions,
+} from '../runner/turn_runner.js'
+export {
+  fromOpenAIChatResponse,
+  openAIChatModel,
+  toOpenAIChatMessages,
+  type OpenAIChatChoiceLike,
+  type OpenAIChatFunctionCall,
+  type OpenAIChatMessage,
+  type OpenAIChatModelOptions,
+  type OpenAIChatRequestBody,
+  type OpenAIChatResponseLike,
+  type OpenAIChatResponseMessageLike,
+  type OpenAIChatToolCall,
+  type OpenAIChatToolCallLike,
+} from '../runner/adapters/openai_chat.js'
+export {
+  anthropicModel,
+  fromAnthropicResponse,
+  toAnthropicMessages,
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  type AnthropicModelOptions,
+  type AnthropicRequestBody,
+  type AnthropicResponseBlockLike,
+  type AnthropicResponseLike,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from '../runner/adapters/anthropic.js'
+export {
+  fromGeminiResponse,
+  geminiModel,
+  toGeminiContents,
+  type GeminiCandidateLike,
+  type GeminiContent,
+  type GeminiFunctionCall,
+  type GeminiFunctionCallLike,
+  type GeminiFunctionCallPart,
+  type GeminiFunctionResponse,
+  type GeminiFunctionResponseBody,
+  type GeminiFunctionResponsePart,
+  type GeminiModelOptions,
+  type GeminiPart,
+  type GeminiRequestBody,
+  type GeminiResponseContentLike,
+  type GeminiResponseLike,
+  type GeminiResponsePartLike,
+  type GeminiSystemInstruction,
+  type GeminiTextPart,
+  type GeminiToolsEntry,
+} from '../runner/adapters/gemini.js'
