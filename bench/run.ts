@@ -16,6 +16,7 @@ import { callIdFigure } from './figures/call_id.js'
 import { editFigure } from './figures/edit.js'
 import { executorFigure } from './figures/executor.js'
 import { grepFigure } from './figures/grep.js'
+import { importTimeFigure } from './figures/import_time.js'
 import { bashOutputFigure, spoolFigure } from './figures/memory_figures.js'
 import { readFigure } from './figures/read.js'
 import { readHeadFigure, readRangeFigure } from './figures/read_range.js'
@@ -25,7 +26,7 @@ import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')
