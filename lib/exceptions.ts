@@ -128,6 +128,44 @@ export function errorSummary(value: unknown): string {
   return String(value)
 }
 
+/**
+ * The one text form of a tool failure, on every surface (CLI, MCP, the turn
+ * runner, the AI SDK): the root cause's `CODE: message` first, then the
+ * wrapper's context in brackets.
+ *
+ * @remarks
+ * `E_TOOL_DOWNSTREAM_ERROR` wraps what a handler threw; a model (or a person)
+ * acts on the cause, so the cause leads:
+ * `TOOL_FILE_NOT_FOUND: … [read failed; E_TOOL_DOWNSTREAM_ERROR]`. Any other
+ * error reads as {@link errorSummary} gives it.
+ *
+ * @param error - What a call threw.
+ * @returns One text, never empty.
+ */
+export function toolFailureText(error: unknown): string {
+  const { root, context } = toolFailureParts(error)
+  return context === undefined ? root : `${root} [${context}]`
+}
+
+/**
+ * {@link toolFailureText} in two parts, for surfaces that print the root
+ * and the context apart (the CLI prints a command's output between them).
+ *
+ * @param error - What a call threw.
+ * @returns The root cause's `CODE: message` and the wrapper's context, if any.
+ */
+export function toolFailureParts(error: unknown): { root: string; context: string | undefined } {
+  const wrapper = error as { code?: unknown; cause?: unknown; details?: { toolName?: unknown } } | null
+  if (wrapper !== null && typeof wrapper === 'object' && wrapper.code === 'E_TOOL_DOWNSTREAM_ERROR' && wrapper.cause !== undefined) {
+    const toolName = typeof wrapper.details?.toolName === 'string' ? `${wrapper.details.toolName} failed; ` : ''
+    const mine = `${toolName}E_TOOL_DOWNSTREAM_ERROR`
+    // A handler that ran another tool: the innermost cause still leads.
+    const inner = toolFailureParts(wrapper.cause)
+    return { root: inner.root, context: inner.context === undefined ? mine : `${inner.context}; ${mine}` }
+  }
+  return { root: errorSummary(error), context: undefined }
+}
+
 /** The constructor type {@link createException} returns. */
 export interface ExceptionClass {
   /** Creates an instance; see {@link BaseException}'s constructor. */

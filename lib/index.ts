@@ -62,9 +62,31 @@ export {
   createException,
   describeCause,
   errorSummary,
+  toolFailureParts,
+  toolFailureText,
   type ExceptionClass,
   type ExceptionOptions,
 } from './exceptions.js'
+export {
+  TOOL_PATH_ESCAPE,
+  TOOL_PATH_INVALID,
+  TOOL_FILE_NOT_FOUND,
+  TOOL_FILE_TOO_LARGE,
+  TOOL_NOT_A_FILE,
+  TOOL_BINARY_FILE,
+  TOOL_CONTENT_TOO_LARGE,
+  TOOL_PATCH_TOO_LARGE,
+  TOOL_PATCH_FAILED,
+  TOOL_GREP_FAILED,
+  TOOL_COMMAND_FAILED,
+  TOOL_COMMAND_NOT_FOUND,
+  TOOL_TIMEOUT,
+  TOOL_ABORTED,
+  TOOL_NETWORK_DISABLED,
+  TOOL_GIT_REMOTE_DISABLED,
+  TOOL_SANDBOX_UNAVAILABLE,
+  TOOL_IO_ERROR,
+} from './exception_aliases.js'
 export {
   canonicalStringify,
 } from './utils/canonical_json.js'

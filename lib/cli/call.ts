@@ -5,7 +5,7 @@
  */
 import type { SpooledArtifactLike } from '../contracts/artifact.js'
 import { createDispatchContext } from '../core/dispatch_context.js'
-import { E_TOOL_DOWNSTREAM_ERROR, errorSummary } from '../exceptions.js'
+import { E_TOOL_DOWNSTREAM_ERROR, toolFailureParts } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
 import { readAll, writeOut, type CliIo } from './io.js'
 import { oneLine, sandboxTools } from './sandbox_tools.js'
@@ -85,9 +85,10 @@ function rootError(error: unknown): unknown {
 
 /** `CODE: message`; without the output the message repeats when that went to stdout. */
 function failureLine(error: unknown, outputPrinted: boolean): string {
-  const root = rootError(error)
-  const line = errorSummary(root)
-  return line.replace(outputPrinted ? /\s*Output:[\s\S]*$/ : /\s*Output:\s*$/, '')
+  // The one failure text of every surface, with the output (already on stdout) cut from its middle.
+  const { root, context } = toolFailureParts(error)
+  const line = root.replace(outputPrinted ? /\s*Output:[\s\S]*$/ : /\s*Output:\s*$/, '')
+  return context === undefined ? line : `${line} [${context}]`
 }
 
 function commandOutput(error: unknown): string | undefined {

@@ -8,7 +8,7 @@ import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
-import { BaseException, errorSummary } from '../exceptions.js'
+import { BaseException, errorSummary, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
 import { toJsonSchema, type JsonSchema } from './json_schema.js'
 import { dropOptionalNulls } from './optional_nulls.js'
@@ -130,9 +130,10 @@ export interface AiSdkToolsOptions {
  *   per-call context (see `createCallContext`) whose `toolCallId` is the
  *   SDK's and whose `abortSignal` fires when either `ctx` or the SDK's
  *   `abortSignal` does; optional `null`s are dropped first.
- * - A failure is rethrown as the same exception class with its code in front
- *   of the message (`E_INVALID_TOOL_ARGS: …`, `E_TOOL_DOWNSTREAM_ERROR: read
- *   failed: TOOL_FILE_NOT_FOUND: …`): the SDK turns a throwing `execute` into
+ * - A failure is rethrown as the same exception class whose message is the
+ *   one failure text of every surface, root cause first (`E_INVALID_TOOL_ARGS: …`,
+ *   `TOOL_FILE_NOT_FOUND: … [read failed; E_TOOL_DOWNSTREAM_ERROR]`; see
+ *   `toolFailureText`): the SDK turns a throwing `execute` into
  *   a `tool-error` the model reads in the next step, never a crash.
  * - Keys are the tools' names, renamed through `options.names` when a
  *   provider would reject them.
@@ -207,12 +208,12 @@ function inputSchemaOf(tool: Tool, prepare: (input: unknown) => unknown): AiSdkI
   } as AiSdkInputSchema
 }
 
-/** The same exception, with `CODE: ` in front of its message: the SDK shows the model only `error.message`. */
+/** The same exception, its message the one failure text (`toolFailureText`): the SDK shows the model only `error.message`. */
 function withCodeInMessage(error: unknown): unknown {
   if (!(error instanceof BaseException)) return error
   const Exception = error.constructor as new (message: string, options: object) => BaseException<unknown>
   try {
-    return new Exception(errorSummary(error), {
+    return new Exception(toolFailureText(error), {
       cause: error.cause,
       details: error.details,
       code: error.code,

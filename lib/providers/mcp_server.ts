@@ -11,7 +11,7 @@ import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createDispatchContext, type DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
-import { E_INVALID_OPTIONS, errorSummary } from '../exceptions.js'
+import { E_INVALID_OPTIONS, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
 import { toMcpTool } from './mcp.js'
 import { dropOptionalNulls } from './optional_nulls.js'
@@ -66,8 +66,8 @@ export interface McpServerOptions {
  * `tools/call` by running the tool through `tool.executor(ctx)`, so calls get
  * the same validation, events and error wrapping as anywhere else. Failures
  * are results, not protocol errors: invalid arguments and tool errors come
- * back as `isError: true` with `CODE: message` text (e.g.
- * `E_TOOL_DOWNSTREAM_ERROR: read failed: TOOL_FILE_NOT_FOUND: …`), so the
+ * back as `isError: true` with the root cause's `CODE: message` first (e.g.
+ * `TOOL_FILE_NOT_FOUND: … [read failed; E_TOOL_DOWNSTREAM_ERROR]`, see `toolFailureText`), so the
  * model can correct itself. `null`s sent for optional properties are dropped
  * first (as strict-mode models send them). Only an unknown tool name is a protocol error
  * (`InvalidParams`). A `ToolRegistry` is read on every request, so hiding or
@@ -125,7 +125,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
       return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
     } catch (error) {
-      return { isError: true, content: [{ type: 'text', text: errorSummary(error) }] }
+      return { isError: true, content: [{ type: 'text', text: toolFailureText(error) }] }
     }
   })
   return server

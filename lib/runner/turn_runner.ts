@@ -13,7 +13,7 @@ import type { DispatchContext } from '../core/dispatch_context.js'
 import { INVALID_ARGS_NOT_RECORDED, type PreparedCall, type Tool } from '../core/tool.js'
 import { ToolCall } from '../core/tool_call.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
-import { E_INVALID_OPTIONS, E_TOOL_NOT_REGISTERED, E_TURN_ABORTED, errorSummary } from '../exceptions.js'
+import { E_INVALID_OPTIONS, E_TOOL_NOT_REGISTERED, E_TURN_ABORTED, errorSummary, toolFailureText } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import type { TurnEvent, TurnEventListener } from './events.js'
 import {
@@ -429,7 +429,7 @@ class Turn {
       row = { status: 'success', outputJson: settled.outputJson, errorJson: null }
     } catch (error) {
       const failed = pending.fail(error, new Date())
-      outcome = { call: failed, message: { role: 'tool', toolCallId: call.id, content: errorSummary(error), isError: true } }
+      outcome = { call: failed, message: { role: 'tool', toolCallId: call.id, content: toolFailureText(error), isError: true } }
       row = { status: 'error', outputJson: null, errorJson: errorToJson(error, this.#services.journalCap) }
     }
     const finishedAtMs = Date.now()

@@ -97,7 +97,7 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     expect(toolOutputs(calls[1]!)).toEqual({ c1: { type: 'text', value: 'TICKET-1 Crash (normal)' } })
     const second = toolOutputs(calls[2]!)
     expect(second.c2).toEqual({ type: 'error-text', value: expect.stringMatching(/^E_INVALID_TOOL_ARGS: .*"title" length must be at least 3/) })
-    expect(second.c3).toEqual({ type: 'error-text', value: 'E_TOOL_DOWNSTREAM_ERROR: explode failed: BOOM: exploded: why' })
+    expect(second.c3).toEqual({ type: 'error-text', value: 'BOOM: exploded: why [explode failed; E_TOOL_DOWNSTREAM_ERROR]' })
     // Errors are tool errors in the step's content, with our exception (class, code, cause) attached.
     const errors = result.steps[1]!.content.filter((p) => p.type === 'tool-error')
     expect(errors.map((e) => (e as { error: { code: string } }).error.code)).toEqual(['E_INVALID_TOOL_ARGS', 'E_TOOL_DOWNSTREAM_ERROR'])
@@ -134,7 +134,7 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     expect(toolOutputs(calls[1]!)['read-1']).toEqual({ type: 'text', value: 'export const add = (a, b) => a - b\n' })
     expect(toolOutputs(calls[2]!)['edit-1']).toEqual({
       type: 'error-text',
-      value: expect.stringMatching(/^E_TOOL_DOWNSTREAM_ERROR: edit failed: TOOL_PATCH_FAILED: /),
+      value: expect.stringMatching(/^TOOL_PATCH_FAILED: [^\n]* \[edit failed; E_TOOL_DOWNSTREAM_ERROR\]$/),
     })
     expect(toolOutputs(calls[3]!)['edit-2']).toEqual({ type: 'text', value: 'ok' })
     expect(toolOutputs(calls[4]!)['bash-1']).toEqual({ type: 'text', value: 'PASS\n' })

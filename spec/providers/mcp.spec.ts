@@ -72,7 +72,7 @@ async function exercise(client: Client, root: string): Promise<void> {
 
   const missing = (await client.callTool({ name: 'read', arguments: { path: 'nope.txt' } })) as CallResult
   expect(missing.isError).toBe(true)
-  expect(text(missing)).toMatch(/^E_TOOL_DOWNSTREAM_ERROR: read failed: TOOL_FILE_NOT_FOUND: /)
+  expect(text(missing)).toMatch(/^TOOL_FILE_NOT_FOUND: .* \[read failed; E_TOOL_DOWNSTREAM_ERROR\]$/)
 
   const invalid = (await client.callTool({ name: 'write', arguments: { path: 'x.txt' } })) as CallResult
   expect(invalid.isError).toBe(true)
@@ -134,7 +134,7 @@ describe('createMcpServer with the SDK Client in memory', () => {
     await client.connect(a)
     const result = (await client.callTool({ name: 'explode', arguments: { reason: 'test' } })) as CallResult
     expect(result.isError).toBe(true)
-    expect(text(result)).toBe('E_TOOL_DOWNSTREAM_ERROR: explode failed: BOOM: exploded: test')
+    expect(text(result)).toBe('BOOM: exploded: test [explode failed; E_TOOL_DOWNSTREAM_ERROR]')
     await client.close()
   })
 
