@@ -147,6 +147,14 @@ export function toolFailureText(error: unknown): string {
   return context === undefined ? root : `${root} [${context}]`
 }
 
+/** The two parts of {@link toolFailureText}. */
+export interface ToolFailureParts {
+  /** The root cause's `CODE: message`. */
+  root: string
+  /** The wrappers' context (`read failed; E_TOOL_DOWNSTREAM_ERROR`), when the error was wrapped. */
+  context: string | undefined
+}
+
 /**
  * {@link toolFailureText} in two parts, for surfaces that print the root
  * and the context apart (the CLI prints a command's output between them).
@@ -154,7 +162,7 @@ export function toolFailureText(error: unknown): string {
  * @param error - What a call threw.
  * @returns The root cause's `CODE: message` and the wrapper's context, if any.
  */
-export function toolFailureParts(error: unknown): { root: string; context: string | undefined } {
+export function toolFailureParts(error: unknown): ToolFailureParts {
   const wrapper = error as { code?: unknown; cause?: unknown; details?: { toolName?: unknown } } | null
   if (wrapper !== null && typeof wrapper === 'object' && wrapper.code === 'E_TOOL_DOWNSTREAM_ERROR' && wrapper.cause !== undefined) {
     const toolName = typeof wrapper.details?.toolName === 'string' ? `${wrapper.details.toolName} failed; ` : ''

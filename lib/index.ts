@@ -64,6 +64,7 @@ export {
   errorSummary,
   toolFailureParts,
   toolFailureText,
+  type ToolFailureParts,
   type ExceptionClass,
   type ExceptionOptions,
 } from './exceptions.js'
