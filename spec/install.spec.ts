@@ -52,6 +52,8 @@ describe('installable outside this repository (issue 12)', () => {
     const staging = trackedMkdtemp(join(tmpdir(), 'toolsmith-pack-'))
     for (const file of ['package.json', 'README.md']) copyFileSync(join(ROOT, file), join(staging, file))
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')], { cwd: ROOT })
+    // The same two steps as `npm run build`: tsc, then the bundled entry points.
+    await run(process.execPath, [join(ROOT, 'scripts/bundle_entries.mjs'), '--outdir', join(staging, 'dist')], { cwd: ROOT })
     await run('npm', ['pack', '--ignore-scripts', '--silent'], { cwd: staging, env: NPM_ENV })
     const tarball = readdirSync(staging).find((f) => f.endsWith('.tgz'))
     if (!tarball) throw new Error('npm pack wrote no tarball')
