@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { Tool } from '../core/tool.js'
 import { toAnthropicTools } from '../providers/anthropic.js'
 import { toGeminiFunctionDeclarations } from '../providers/gemini.js'
