@@ -31,6 +31,7 @@ import {
   E_TOOL_ABORTED,
   E_TOOL_NETWORK_DISABLED,
   E_TOOL_GIT_REMOTE_DISABLED,
+  E_TOOL_DENIED,
   E_TOOL_SANDBOX_UNAVAILABLE,
   E_TOOL_IO_ERROR,
 } from './exceptions.js'
@@ -82,6 +83,9 @@ export const TOOL_NETWORK_DISABLED: typeof E_TOOL_NETWORK_DISABLED = E_TOOL_NETW
 
 /** `TOOL_GIT_REMOTE_DISABLED`: the same class as {@link E_TOOL_GIT_REMOTE_DISABLED}, named after its code. */
 export const TOOL_GIT_REMOTE_DISABLED: typeof E_TOOL_GIT_REMOTE_DISABLED = E_TOOL_GIT_REMOTE_DISABLED
+
+/** `TOOL_DENIED`: the same class as {@link E_TOOL_DENIED}, named after its code. */
+export const TOOL_DENIED: typeof E_TOOL_DENIED = E_TOOL_DENIED
 
 /** `TOOL_SANDBOX_UNAVAILABLE`: the same class as {@link E_TOOL_SANDBOX_UNAVAILABLE}, named after its code. */
 export const TOOL_SANDBOX_UNAVAILABLE: typeof E_TOOL_SANDBOX_UNAVAILABLE = E_TOOL_SANDBOX_UNAVAILABLE

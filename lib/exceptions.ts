@@ -399,6 +399,24 @@ export class E_TOOL_GIT_REMOTE_DISABLED extends BaseException {
 }
 
 /**
+ * A permission policy refused the call (a `deny` rule, or an `ask` nobody
+ * approved). Nothing ran. `details` name the rule (`rule: { index, name }`,
+ * `null` for the policy's default), its `reason`, the `approver` and any `note`.
+ */
+export class E_TOOL_DENIED extends BaseException {
+  static override code = 'TOOL_DENIED'
+  static override status = 403
+  static override message = 'The permission policy denied this call'
+}
+
+/** A permission policy (rules as data or a policy file) is malformed; the message names the first bad rule by index. */
+export class E_INVALID_POLICY extends BaseException {
+  static override code = 'E_INVALID_POLICY'
+  static override status = 422
+  static override message = 'Invalid permission policy'
+}
+
+/**
  * `bash` would have to run a command without the OS sandbox it was asked to
  * use (bubblewrap missing, not Linux, or user namespaces disabled). Nothing
  * ran. Install bubblewrap, or opt out explicitly with

@@ -18,6 +18,7 @@ const RANKS: Record<string, number> = {
   core: 1,
   sandbox: 1,
   artifacts: 2,
+  permissions: 2, // policy and gate: over core (the gate interface) and sandbox (paths, shell words)
   tools: 3,
   providers: 4,
   runner: 5,

@@ -8,7 +8,9 @@ import { createDispatchContext } from '../core/dispatch_context.js'
 import { E_TOOL_DOWNSTREAM_ERROR, toolFailureParts } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
 import { readAll, writeOut, type CliIo } from './io.js'
-import { oneLine, sandboxTools } from './sandbox_tools.js'
+import { canAskOnTerminal, commandPermissions, terminalApprover } from './policy.js'
+import { commandSandbox, oneLine } from './sandbox_tools.js'
+import { createTools } from '../tools/index.js'
 import { CliUsageError } from './usage.js'
 
 /**
@@ -23,12 +25,16 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   const [name, json, ...extra] = parsed.args
   if (name === undefined || json === undefined) throw new CliUsageError('call needs TOOL and JSON arguments', 'call')
   if (extra.length > 0) throw new CliUsageError(`Unexpected argument "${extra[0]}" (quote the JSON as one argument)`, 'call')
-  const tools = sandboxTools(parsed.sandbox, 'call')
+  const sandbox = commandSandbox(parsed.sandbox, 'call')
+  const tools = createTools(sandbox)
   const tool = (tools as unknown as Record<string, (typeof tools)[keyof typeof tools] | undefined>)[name]
   if (!tool) throw new CliUsageError(`Unknown tool "${name}"; expected ${Object.keys(tools).join(', ')}`, 'call')
   const args = parseJsonArgs(json === '-' ? await readAll(io.stdin) : json)
 
-  const ctx = createDispatchContext()
+  // `ask` is put to the user when there is one at a terminal; otherwise it denies.
+  const asker = canAskOnTerminal(io) ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : undefined
+  const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'call', asker)
+  const ctx = createDispatchContext(permissions ? { permissions } : {})
   const stop = (): void => ctx.abort(new Error('interrupted'))
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)

@@ -7,7 +7,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createMcpServer } from '../providers/mcp_server.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
-import { sandboxTools } from './sandbox_tools.js'
+import { commandPermissions } from './policy.js'
+import { commandSandbox } from './sandbox_tools.js'
+import { createTools } from '../tools/index.js'
 import { CliUsageError } from './usage.js'
 import { packageVersion } from './version.js'
 
@@ -21,8 +23,12 @@ import { packageVersion } from './version.js'
  */
 export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'mcp')
-  const tools = sandboxTools(parsed.sandbox, 'mcp')
+  const sandbox = commandSandbox(parsed.sandbox, 'mcp')
+  const tools = createTools(sandbox)
+  // No approver of its own: `ask` goes to the client by elicitation, or is denied.
+  const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'mcp')
   const server = createMcpServer(Object.values(tools), {
+    ...(permissions ? { permissions } : {}),
     name: 'toolsmith',
     version: packageVersion(),
     instructions:

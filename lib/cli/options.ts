@@ -9,8 +9,8 @@ import { CliUsageError } from './usage.js'
 
 /** The commands, and the options each accepts besides `--help`. */
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms'],
-  call: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms'],
+  mcp: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
+  call: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
   describe: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
   demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
   doctor: ['root', 'allow-network', 'no-os-sandbox'],
@@ -23,6 +23,7 @@ const ALL_OPTIONS = {
   'max-output-bytes': { type: 'string' },
   'timeout-ms': { type: 'string' },
   provider: { type: 'string' },
+  policy: { type: 'string' },
   keep: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -44,6 +45,8 @@ export interface ParsedCommandLine {
   provider: string | undefined
   /** `--keep`, for `demo`. */
   keep: boolean
+  /** `--policy FILE`, for `call` and `mcp`: a permission policy. */
+  policy: string | undefined
 }
 
 /**
@@ -80,6 +83,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   }
   if (values['allow-network']) sandbox.allowNetwork = true
   if (values['no-os-sandbox']) sandbox.isolation = { filesystem: false }
+  if (values.policy === '') throw new CliUsageError('--policy needs a policy file', command)
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
   return {
@@ -90,6 +94,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sandbox,
     provider: values.provider,
     keep: values.keep === true,
+    policy: values.policy,
   }
 }
 

@@ -64,7 +64,11 @@ stdin/stdout, sandboxed to --root. Point any MCP client at this command.
 Example client configuration:
   { "command": "npx", "args": ["toolsmith", "mcp", "--root", "/path/to/project"] }
 
-${COMMON}`,
+${COMMON}
+  --policy FILE            Permission policy (JSON, see docs/permissions.md): a denied
+                           call is an error result with TOOL_DENIED; "ask" is put to
+                           the client through MCP elicitation when it supports it,
+                           and denied otherwise`,
 
   call: `Usage: toolsmith call TOOL JSON [options]
 
@@ -76,8 +80,12 @@ Examples:
   toolsmith call read '{"path":"package.json"}'
   toolsmith call grep '{"pattern":"TODO","path":"lib"}'
   toolsmith call bash '{"cmd":"git","args":["status","--short"]}'
+  toolsmith call write '{"path":".env","content":"x"}' --policy policy.json
 
-${COMMON}`,
+${COMMON}
+  --policy FILE            Permission policy (JSON, see docs/permissions.md): a denied
+                           call fails with TOOL_DENIED; "ask" is put to you on the
+                           terminal, and denied when stdin is not a terminal`,
 
   describe: `Usage: toolsmith describe [--provider P] [options]
 

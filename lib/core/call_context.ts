@@ -39,5 +39,8 @@ export function createCallContext(
     toolCallId: call.toolCallId,
     emitToolExecutionStart: (event) => ctx.emitToolExecutionStart(event),
     emitToolExecutionEnd: (event) => ctx.emitToolExecutionEnd(event),
+    // The turn's permission gate and decision listeners hold for each of its calls.
+    ...(ctx.permissions === undefined ? {} : { permissions: ctx.permissions }),
+    emitPermissionDecision: (event) => ctx.emitPermissionDecision?.(event),
   }
 }

@@ -40,12 +40,81 @@ export interface ToolExecutionEndEvent {
   error?: unknown
 }
 
+/**
+ * Payload of the `permissionDecision` event: what a permission gate decided
+ * about one call, and who decided it (see `Permissions` in `toolsmith`).
+ */
+export interface PermissionDecisionEvent {
+  /** The tool's name. */
+  toolName: string
+  /** The context's `id`. */
+  turnId: string
+  /** The executor's `callId`. */
+  callId: string
+  /** The provider's id of the call, when the context carries one. */
+  toolCallId?: string
+  /** What happened to the call: it ran (`allow`) or was refused (`deny`). */
+  decision: 'allow' | 'deny'
+  /** What the policy said before any approval: `ask` means someone was asked. */
+  policyDecision: 'allow' | 'ask' | 'deny'
+  /** The deciding rule (`index` into the policy's rules, and its name); `null` for the policy's default. */
+  rule: { index: number; name: string } | null
+  /** The rule's reason, when it gives one. */
+  reason?: string
+  /**
+   * Who decided: `policy` (a rule or the default, nobody asked), `remembered`
+   * (an approval given earlier in the turn), `none` (an `ask` with nobody to
+   * ask: denied), or the approver's name (`approve`, `terminal`,
+   * `mcp-elicitation`, `ai-sdk`…).
+   */
+  approver: string
+  /** The approver's note, if any. */
+  note?: string
+  /** Time spent deciding (asking included), in milliseconds. */
+  latencyMs: number
+}
+
+/**
+ * What a permission gate is told about a call that passed validation.
+ *
+ * @remarks
+ * Core knows no policy: `Permissions` (lib/permissions) implements
+ * {@link ToolCallGate} and the executor calls it for every valid call.
+ */
+export interface GatedToolCall {
+  /** The tool's name. */
+  readonly toolName: string
+  /** The executor's `callId`. */
+  readonly callId: string
+  /** The validated args (defaults applied). */
+  readonly args: unknown
+  /** What events record instead of the args (`redact(args)` when the tool has one). */
+  readonly loggedArgs: unknown
+}
+
+/**
+ * Decides whether a validated call may run. The executor awaits
+ * `authorize` after validation and before the handler (and before the
+ * `toolExecutionStart` event); throwing refuses the call with that error.
+ */
+export interface ToolCallGate {
+  /**
+   * Allow the call by returning, refuse it by throwing (`TOOL_DENIED`).
+   *
+   * @param call - The validated call.
+   * @param ctx - The context it runs in.
+   */
+  authorize(call: GatedToolCall, ctx: DispatchContext): void | Promise<void>
+}
+
 /** Event names and payloads a {@link ObservableDispatchContext} emits. */
 export interface DispatchEvents {
   /** Emitted after validation, just before the handler runs. */
   toolExecutionStart: ToolExecutionStartEvent
   /** Emitted once the handler has returned or thrown. */
   toolExecutionEnd: ToolExecutionEndEvent
+  /** Emitted once per call that met a permission gate, allowed or denied. */
+  permissionDecision: PermissionDecisionEvent
 }
 
 /** A listener for one of the {@link DispatchEvents}. */
@@ -69,6 +138,13 @@ export interface DispatchContext {
   emitToolExecutionStart(event: ToolExecutionStartEvent): void
   /** Called by the executor once the handler has settled. */
   emitToolExecutionEnd(event: ToolExecutionEndEvent): void
+  /**
+   * The permission gate every call through this context must pass (after
+   * validation, before the handler); none when absent.
+   */
+  readonly permissions?: ToolCallGate
+  /** Called by the permission gate with every decision it takes. */
+  emitPermissionDecision?(event: PermissionDecisionEvent): void
 }
 
 /** The context {@link createDispatchContext} returns: a {@link DispatchContext} you can listen to and abort. */
@@ -113,6 +189,10 @@ export interface DispatchContextOptions {
   onToolExecutionStart?: DispatchListener<'toolExecutionStart'>
   /** Listeners to attach at once. */
   onToolExecutionEnd?: DispatchListener<'toolExecutionEnd'>
+  /** Listeners to attach at once. */
+  onPermissionDecision?: DispatchListener<'permissionDecision'>
+  /** The permission gate every call must pass (a `Permissions`); none by default. */
+  permissions?: ToolCallGate
 }
 
 /**
@@ -143,6 +223,7 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
   const listeners: { [E in keyof DispatchEvents]: Set<DispatchListener<E>> } = {
     toolExecutionStart: new Set(),
     toolExecutionEnd: new Set(),
+    permissionDecision: new Set(),
   }
   const emit = <E extends keyof DispatchEvents>(event: E, payload: DispatchEvents[E]): void => {
     for (const listener of listeners[event]) {
@@ -162,6 +243,8 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     abort: (reason?: unknown) => controller.abort(reason),
     emitToolExecutionStart: (event) => emit('toolExecutionStart', event),
     emitToolExecutionEnd: (event) => emit('toolExecutionEnd', event),
+    emitPermissionDecision: (event) => emit('permissionDecision', event),
+    ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
     on(event, listener) {
       listeners[event].add(listener)
       return this
@@ -173,5 +256,6 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
   }
   if (options.onToolExecutionStart) context.on('toolExecutionStart', options.onToolExecutionStart)
   if (options.onToolExecutionEnd) context.on('toolExecutionEnd', options.onToolExecutionEnd)
+  if (options.onPermissionDecision) context.on('permissionDecision', options.onPermissionDecision)
   return context
 }

@@ -404,13 +404,15 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * 1. computes `callId` from the tool name and the **raw** args;
    * 2. validates (a failure throws `E_INVALID_TOOL_ARGS` and emits nothing;
    *    args that are `undefined`, `null` or not an object fail here too);
-   * 3. emits `toolExecutionStart` (args redacted when `redact` is set; a
+   * 3. asks `ctx.permissions` (when set) whether the call may run; a
+   *    refusal throws its `TOOL_DENIED` as is and emits nothing;
+   * 4. emits `toolExecutionStart` (args redacted when `redact` is set; a
    *    `redact` that throws records {@link REDACTION_FAILED} instead, never
    *    the raw args, and the call goes on);
-   * 4. runs the handler with `call.signal = ctx.abortSignal` (an already
+   * 5. runs the handler with `call.signal = ctx.abortSignal` (an already
    *    aborted context fails with `TOOL_ABORTED` instead);
-   * 5. emits `toolExecutionEnd` with `isError`;
-   * 6. returns the handler's result unchanged, or throws
+   * 6. emits `toolExecutionEnd` with `isError`;
+   * 7. returns the handler's result unchanged, or throws
    *    `E_TOOL_DOWNSTREAM_ERROR` whose message carries the cause's code and
    *    message and whose `cause` is exactly what the handler threw.
    *
@@ -491,6 +493,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   // task and its overhead is budgeted against bare validation + hashing.
   async #start(ctx: DispatchContext, prepared: ValidCall<Args>): Promise<ToolResult> {
     const callId = prepared.callId
+    // The permission gate: after validation, before any event or handler. A
+    // refusal (TOOL_DENIED) is thrown as is, never wrapped: the handler never ran.
+    const gate = ctx.permissions
+    if (gate !== undefined) {
+      await gate.authorize({ toolName: this.name, callId, args: prepared.args, loggedArgs: prepared.loggedArgs }, ctx)
+    }
     const startedAt = Date.now()
     const started = performance.now()
     try {

@@ -22,6 +22,7 @@ export {
   E_INVALID_INITIAL_TOOL_CALL_VALUE,
   E_INVALID_INITIAL_TOOL_VALUE,
   E_INVALID_OPTIONS,
+  E_INVALID_POLICY,
   E_INVALID_TOOL_ARGS,
   E_NOT_A_SPOOL_READER,
   E_NOT_A_TOOL,
@@ -33,6 +34,7 @@ export {
   E_TOOL_COMMAND_FAILED,
   E_TOOL_COMMAND_NOT_FOUND,
   E_TOOL_CONTENT_TOO_LARGE,
+  E_TOOL_DENIED,
   E_TOOL_DOWNSTREAM_ERROR,
   E_TOOL_FILE_NOT_FOUND,
   E_TOOL_FILE_TOO_LARGE,
@@ -75,6 +77,7 @@ export {
   TOOL_ABORTED,
   TOOL_NETWORK_DISABLED,
   TOOL_GIT_REMOTE_DISABLED,
+  TOOL_DENIED,
   TOOL_SANDBOX_UNAVAILABLE,
   TOOL_IO_ERROR,
 } from '../exception_aliases.js'
@@ -99,7 +102,10 @@ export {
   type DispatchContextOptions,
   type DispatchEvents,
   type DispatchListener,
+  type GatedToolCall,
   type ObservableDispatchContext,
+  type PermissionDecisionEvent,
+  type ToolCallGate,
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,
 } from '../core/dispatch_context.js'
@@ -148,3 +154,43 @@ export {
   type RawToolCall,
   type ToolCallJSON,
 } from '../core/tool_call.js'
+export {
+  PathGlob,
+} from '../permissions/glob.js'
+export {
+  CommandPrefix,
+  commandSubject,
+  type CommandSubject,
+} from '../permissions/command_match.js'
+export {
+  permissionPolicySchema,
+  type CommandMatch,
+  type CompiledPolicy,
+  type CompiledRule,
+  type PathMatch,
+  type PermissionCallInfo,
+  type PermissionDecision,
+  type PermissionMatch,
+  type PermissionRule,
+  type PredicateMatch,
+  type RawPermissionPolicy,
+} from '../permissions/rules.js'
+export {
+  PermissionPolicy,
+  type PathResolver,
+  type PolicyCall,
+  type PolicyVerdict,
+  type ResolvedSubjectPath,
+} from '../permissions/policy.js'
+export {
+  Permissions,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type ApprovalResponse,
+  type Approver,
+  type PermissionsOptions,
+} from '../permissions/permissions.js'
+export {
+  loadPermissionPolicy,
+  parsePermissionPolicy,
+} from '../permissions/load_policy.js'

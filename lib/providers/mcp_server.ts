@@ -13,6 +13,8 @@ import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { E_INVALID_OPTIONS, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
+import { Permissions } from '../permissions/permissions.js'
+import { elicitationApprover } from './mcp_elicitation.js'
 import { toMcpTool } from './mcp.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
@@ -56,6 +58,13 @@ export interface McpServerOptions {
    * @defaultValue 200,000
    */
   maxResultBytes?: number
+  /**
+   * The permission gate every call must pass (defaults to the context's).
+   * An `ask` goes to the gate's own approver when it has one, else to the
+   * client through MCP elicitation when the client supports it; otherwise
+   * it is denied. Approvals the client asks to remember last as long as the server.
+   */
+  permissions?: Permissions
 }
 
 /**
@@ -96,6 +105,9 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
   const ownContext = options.context === undefined
   const context = options.context ?? createDispatchContext()
   const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
+  const gate = options.permissions ?? context.permissions
+  // Asks go to the client when the gate has no approver of its own.
+  const asking = Permissions.isPermissions(gate) && !gate.hasApprover ? gate.withApprover(elicitationApprover(server), 'mcp-elicitation') : gate
   const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
   const current = (): Tool[] => {
     const list = toolList(tools)
@@ -117,9 +129,10 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     // it), so the request's signal alone is the combined one. AbortSignal.any
     // cost 50–70 µs per call on Node 20 here (it keeps every composite it
     // made alive on the long-lived signal until GC), a third of a small read.
-    const ctx = ownContext
+    const callContext = ownContext
       ? { ...createCallContext(context, { toolCallId }), abortSignal: extra.signal }
       : createCallContext(context, { toolCallId, signal: extra.signal })
+    const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
     try {
       const args = request.params.arguments ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))

@@ -1,0 +1,355 @@
+/**
+ * `Permissions`: enforces a `PermissionPolicy` on every call of a context,
+ * asks for approval on `ask`, and remembers approvals for the turn.
+ *
+ * @module
+ */
+import path from 'node:path'
+import { lstat } from 'node:fs/promises'
+import { performance } from 'node:perf_hooks'
+import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, ToolCallGate } from '../core/dispatch_context.js'
+import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
+import { resolveInRoot, resolveRealRoot, type PathScope } from '../sandbox/paths.js'
+import { PermissionPolicy, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
+import type { RawPermissionPolicy } from './rules.js'
+
+/** What an approver is asked. */
+export interface ApprovalRequest {
+  /** The tool's name. */
+  readonly toolName: string
+  /** The args as events record them (`redact(args)` for tools that redact: never a file's content). */
+  readonly args: unknown
+  /** The rule that asked (`index`, `name`); `null` when the policy's default is `ask`. */
+  readonly rule: { readonly index: number; readonly name: string } | null
+  /** The rule's reason, if any. */
+  readonly reason: string | undefined
+  /** What the call acts on: the path or the command line. */
+  readonly subject: string | undefined
+  /** The executor's `callId`. */
+  readonly callId: string
+  /** The provider's id of the call, when known. */
+  readonly toolCallId: string | undefined
+  /** The context's id. */
+  readonly turnId: string
+  /** Fires when the call is cancelled: stop asking. */
+  readonly signal: AbortSignal
+}
+
+/** An approver's full answer. */
+export interface ApprovalResponse {
+  /** Run the call, or refuse it. */
+  decision: 'allow' | 'deny'
+  /** Shown to the model with a denial, and recorded. */
+  note?: string
+  /** Apply the same answer to every later call this rule asks about, for the rest of the turn. */
+  remember?: boolean
+  /** Who answered, for the record; defaults to the approver's name. */
+  approver?: string
+}
+
+/** What an approver may return: `true`/`'allow'`, `false`/`'deny'`, or an {@link ApprovalResponse}. */
+export type ApprovalAnswer = boolean | 'allow' | 'deny' | ApprovalResponse
+
+/** Asked about every `ask`. A throw or a malformed answer denies the call. */
+export type Approver = (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>
+
+/** Options of `new Permissions(options)`. */
+export interface PermissionsOptions {
+  /** The policy: a {@link PermissionPolicy}, or the data to build one. */
+  policy: PermissionPolicy | RawPermissionPolicy | RawPermissionPolicy['rules']
+  /** Asked when a rule says `ask`; without one, `ask` denies (and says so). */
+  approve?: Approver
+  /**
+   * The approver's name in decision records.
+   *
+   * @defaultValue 'approve'
+   */
+  approverName?: string
+  /**
+   * The directory path rules are relative to: use the tools' sandbox root.
+   *
+   * @defaultValue process.cwd()
+   */
+  root?: string
+  /** Called with every decision (besides the context's `permissionDecision` event). */
+  onDecision?: (event: PermissionDecisionEvent) => void
+}
+
+/** Approvals remembered for a turn, by rule index (-1 for the default). */
+type Memory = Map<number, { decision: 'allow' | 'deny'; note: string | undefined; approver: string }>
+
+interface Shared {
+  readonly policy: PermissionPolicy
+  readonly root: string
+  readonly scope: PathScope
+  readonly onDecision: ((event: PermissionDecisionEvent) => void) | undefined
+}
+
+const PERMISSIONS_BRAND = Symbol.for('toolsmith.permissions')
+
+/**
+ * The permission gate: put it on a context (`createDispatchContext({
+ * permissions })`, `new TurnRunner({ permissions })`, `createMcpServer(tools,
+ * { permissions })`) and every call through that context obeys the policy.
+ *
+ * @remarks
+ * The executor asks it after validation and before the handler, so the
+ * executor, `TurnRunner`, `createMcpServer`, `toAiSdkTools` and the CLI all
+ * enforce the same rules. `deny` throws `TOOL_DENIED` (rule and reason in
+ * the message, so a model can adapt); `ask` calls `approve` and honours its
+ * answer (`remember: true` applies it to the rule for the rest of the turn);
+ * `ask` without an approver is a denial that says so. Every decision is
+ * reported through `ctx.emitPermissionDecision` and `onDecision` with the
+ * rule, the approver and the time taken.
+ *
+ * Path rules match the resolved root-relative path: `src/../.env` and a
+ * symlink to `.env` are `.env`. Use the same `root` as the tools' sandbox.
+ *
+ * @example
+ * ```ts
+ * const permissions = new Permissions({
+ *   policy: await loadPermissionPolicy('policy.json'),
+ *   root: '/srv/project',
+ *   approve: async ({ toolName, subject }) => confirm(`Run ${toolName} ${subject}?`),
+ * })
+ * const ctx = createDispatchContext({ permissions })
+ * await tools.write.executor(ctx)({ path: '.env', content: 'x' }) // throws TOOL_DENIED
+ * ```
+ */
+export class Permissions implements ToolCallGate {
+  /** The policy enforced. */
+  readonly policy: PermissionPolicy
+  /** The root path rules are relative to. */
+  readonly root: string
+  #shared: Shared
+  readonly #approve: Approver | undefined
+  readonly #approverName: string
+  #memory: Memory
+  #paths: PathResolver
+
+  /**
+   * @param options - Policy, approver, root and decision listener.
+   * @throws {@link toolsmith/core!E_INVALID_POLICY} for a malformed policy;
+   *   {@link toolsmith/core!E_INVALID_OPTIONS} for bad options.
+   */
+  constructor(options: PermissionsOptions) {
+    if (typeof options !== 'object' || options === null || options.policy === undefined) {
+      throw new E_INVALID_OPTIONS('new Permissions({ policy }) needs a policy')
+    }
+    if (options.approve !== undefined && typeof options.approve !== 'function') throw new E_INVALID_OPTIONS('Permissions: approve must be a function')
+    if (options.onDecision !== undefined && typeof options.onDecision !== 'function') throw new E_INVALID_OPTIONS('Permissions: onDecision must be a function')
+    if (options.root !== undefined && (typeof options.root !== 'string' || options.root === '')) throw new E_INVALID_OPTIONS('Permissions: root must be a directory path')
+    const policy = PermissionPolicy.isPermissionPolicy(options.policy) ? options.policy : new PermissionPolicy(options.policy)
+    const root = path.resolve(options.root ?? process.cwd())
+    let realRoot: Promise<string> | undefined
+    const scope: PathScope = {
+      rootDir: root,
+      realRoot: () => {
+        realRoot ??= resolveRealRoot(root).catch((error: unknown) => {
+          realRoot = undefined
+          throw error
+        })
+        return realRoot
+      },
+    }
+    this.#shared = { policy, root, scope, onDecision: options.onDecision }
+    this.policy = policy
+    this.root = root
+    this.#approve = options.approve
+    this.#approverName = options.approverName ?? 'approve'
+    this.#memory = new Map()
+    this.#paths = pathResolver(scope)
+  }
+
+  /** Brand for {@link Permissions.isPermissions}. */
+  get [PERMISSIONS_BRAND](): true {
+    return true
+  }
+
+  /**
+   * Whether `value` is a {@link Permissions} (from any copy of this package).
+   *
+   * @param value - Anything.
+   * @returns Whether it is one.
+   */
+  static isPermissions(value: unknown): value is Permissions {
+    return value instanceof Permissions || (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PERMISSIONS_BRAND] === true)
+  }
+
+  /**
+   * The same gate with no remembered approvals: what a runner uses for each
+   * new turn.
+   *
+   * @returns A fresh gate with this one's policy, approver, root and listener.
+   */
+  forTurn(): Permissions {
+    return this.#derive(this.#approve, this.#approverName, new Map())
+  }
+
+  /**
+   * The same gate (and the same remembered approvals) with another approver:
+   * how a surface that can ask (an MCP client, a terminal) plugs in.
+   *
+   * @param approve - The approver; `undefined` for none (`ask` then denies).
+   * @param name - Its name in decision records.
+   * @returns The derived gate.
+   */
+  withApprover(approve: Approver | undefined, name: string): Permissions {
+    return this.#derive(approve, name, this.#memory)
+  }
+
+  /** Whether an approver is set. */
+  get hasApprover(): boolean {
+    return this.#approve !== undefined
+  }
+
+  #derive(approve: Approver | undefined, name: string, memory: Memory): Permissions {
+    const gate = new Permissions({ policy: this.policy, root: this.root, ...(approve ? { approve } : {}), approverName: name })
+    // Shared, not copied: the root's resolution cache, the listener, and (for
+    // withApprover) the turn's remembered approvals, seen by every view.
+    gate.#shared = this.#shared
+    gate.#paths = this.#paths
+    gate.#memory = memory
+    return gate
+  }
+
+  /**
+   * Decide one validated call; the executor calls this.
+   *
+   * @param call - The call.
+   * @param ctx - Its context (decisions are reported through `ctx.emitPermissionDecision`).
+   * @throws {@link toolsmith/core!E_TOOL_DENIED} when the call may not run.
+   */
+  async authorize(call: GatedToolCall, ctx: DispatchContext): Promise<void> {
+    const started = performance.now()
+    const verdict = await this.policy.decide({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
+    const rule = verdict.rule === undefined ? null : { index: verdict.rule.index, name: verdict.rule.name }
+    const reason = verdict.rule?.reason
+    const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId
+    const base = {
+      toolName: call.toolName,
+      turnId: ctx.id,
+      callId: call.callId,
+      ...(typeof toolCallId === 'string' ? { toolCallId } : {}),
+      policyDecision: verdict.decision,
+      rule,
+      ...(reason === undefined ? {} : { reason }),
+    }
+    if (verdict.decision === 'allow') {
+      this.#report(ctx, { ...base, decision: 'allow', approver: 'policy', latencyMs: performance.now() - started })
+      return
+    }
+    if (verdict.decision === 'deny') {
+      this.#report(ctx, { ...base, decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
+      throw denial(call.toolName, verdict, 'policy', undefined, `${describeRule(verdict)} denies it${reason ? `: ${reason}` : ''}`)
+    }
+    const key = verdict.rule?.index ?? -1
+    const remembered = this.#memory.get(key)
+    if (remembered !== undefined) {
+      const note = remembered.note
+      this.#report(ctx, { ...base, decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
+      if (remembered.decision === 'allow') return
+      throw denial(call.toolName, verdict, 'remembered', note, `${describeRule(verdict)} asks for approval, and ${remembered.approver} declined calls like this earlier in the turn${note ? `: ${note}` : ''}`)
+    }
+    if (this.#approve === undefined) {
+      this.#report(ctx, { ...base, decision: 'deny', approver: 'none', latencyMs: performance.now() - started })
+      throw denial(call.toolName, verdict, 'none', undefined, `${describeRule(verdict)} asks for approval${reason ? ` (${reason})` : ''}, and no approver is configured to ask, so it is denied`)
+    }
+    const answer = await this.#ask(call, ctx, verdict, typeof toolCallId === 'string' ? toolCallId : undefined)
+    if (answer.remember) this.#memory.set(key, { decision: answer.decision, note: answer.note, approver: answer.approver })
+    this.#report(ctx, {
+      ...base,
+      decision: answer.decision,
+      approver: answer.approver,
+      ...(answer.note ? { note: answer.note } : {}),
+      latencyMs: performance.now() - started,
+    })
+    if (answer.decision === 'allow') return
+    throw denial(call.toolName, verdict, answer.approver, answer.note, `${describeRule(verdict)} asks for approval, and ${answer.approver} declined${answer.note ? `: ${answer.note}` : ''}`)
+  }
+
+  async #ask(call: GatedToolCall, ctx: DispatchContext, verdict: PolicyVerdict, toolCallId: string | undefined): Promise<Required<Pick<ApprovalResponse, 'decision' | 'approver'>> & ApprovalResponse> {
+    const request: ApprovalRequest = Object.freeze({
+      toolName: call.toolName,
+      args: call.loggedArgs,
+      rule: verdict.rule === undefined ? null : { index: verdict.rule.index, name: verdict.rule.name },
+      reason: verdict.rule?.reason,
+      subject: verdict.subject,
+      callId: call.callId,
+      toolCallId,
+      turnId: ctx.id,
+      signal: ctx.abortSignal,
+    })
+    let answer: ApprovalAnswer
+    try {
+      answer = await this.#approve!(request)
+    } catch (error) {
+      return { decision: 'deny', approver: this.#approverName, note: `the approval failed: ${errorSummary(error)}` }
+    }
+    if (answer === true || answer === 'allow') return { decision: 'allow', approver: this.#approverName }
+    if (answer === false || answer === 'deny') return { decision: 'deny', approver: this.#approverName }
+    if (typeof answer === 'object' && answer !== null && (answer.decision === 'allow' || answer.decision === 'deny')) {
+      return {
+        decision: answer.decision,
+        approver: typeof answer.approver === 'string' && answer.approver !== '' ? answer.approver : this.#approverName,
+        ...(typeof answer.note === 'string' && answer.note !== '' ? { note: answer.note } : {}),
+        ...(answer.remember === true ? { remember: true } : {}),
+      }
+    }
+    return { decision: 'deny', approver: this.#approverName, note: 'the approver gave no answer (expected allow or deny)' }
+  }
+
+  #report(ctx: DispatchContext, event: PermissionDecisionEvent): void {
+    for (const listener of [ctx.emitPermissionDecision, this.#shared.onDecision]) {
+      if (listener === undefined) continue
+      try {
+        listener.call(ctx, event)
+      } catch (error) {
+        process.emitWarning(`A permissionDecision listener threw: ${errorSummary(error)}`, { code: 'TOOLSMITH_LISTENER_ERROR' })
+      }
+    }
+  }
+}
+
+function describeRule(verdict: PolicyVerdict): string {
+  return verdict.rule === undefined ? "the policy's default" : `rules[${verdict.rule.index}] (${JSON.stringify(verdict.rule.name)})`
+}
+
+function denial(toolName: string, verdict: PolicyVerdict, approver: string, note: string | undefined, why: string): E_TOOL_DENIED {
+  const subject = verdict.subject === undefined ? '' : ` ${JSON.stringify(verdict.subject)}`
+  return new E_TOOL_DENIED(
+    `Permission denied for ${toolName}${subject}: ${why}. Do not retry the same call; do something else, or ask the user.`,
+    {
+      details: {
+        toolName,
+        rule: verdict.rule === undefined ? null : { index: verdict.rule.index, name: verdict.rule.name },
+        policyDecision: verdict.decision,
+        ...(verdict.rule?.reason === undefined ? {} : { reason: verdict.rule.reason }),
+        approver,
+        ...(note === undefined ? {} : { note }),
+      },
+    },
+  )
+}
+
+/** Resolve path arguments with the sandbox's own resolution (`..` collapsed, symlinks followed and checked). */
+function pathResolver(scope: PathScope): PathResolver {
+  return {
+    async resolve(input: string): Promise<ResolvedSubjectPath | undefined> {
+      try {
+        const resolved = await resolveInRoot(scope, input)
+        return { relative: resolved.relative.split(path.sep).join('/'), isDirectory: resolved.stats?.isDirectory() === true }
+      } catch {
+        return undefined
+      }
+    },
+    async exists(relative: string): Promise<boolean> {
+      try {
+        await lstat(path.join(await scope.realRoot(), ...relative.split('/')))
+        return true
+      } catch {
+        return false
+      }
+    },
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Permission approvals through MCP elicitation: an `ask` rule becomes an
+ * `elicitation/create` request to the client, related to the tool call.
+ *
+ * @module
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { ApprovalRequest, ApprovalResponse, Approver } from '../permissions/permissions.js'
+
+/**
+ * An approver that asks the MCP client (form elicitation: accept allows,
+ * decline or cancel denies; a `remember` checkbox keeps the answer for the
+ * rule). A client without elicitation support gets a denial that says so.
+ *
+ * @param server - The MCP server serving the call.
+ * @returns The approver.
+ * @internal
+ */
+export function elicitationApprover(server: Server): Approver {
+  return async (request: ApprovalRequest): Promise<ApprovalResponse> => {
+    const elicitation = server.getClientCapabilities()?.elicitation as { form?: object } | undefined
+    if (elicitation?.form === undefined) {
+      return { decision: 'deny', approver: 'none', note: 'the MCP client does not support elicitation, so nobody could be asked' }
+    }
+    const result = await server.elicitInput(
+      {
+        mode: 'form',
+        message: question(request),
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            remember: { type: 'boolean', title: 'Allow calls like this for the rest of the session', default: false },
+          },
+        },
+      },
+      { signal: request.signal },
+    )
+    const remember = result.action === 'accept' && result.content?.['remember'] === true
+    return {
+      decision: result.action === 'accept' ? 'allow' : 'deny',
+      approver: 'mcp-elicitation',
+      ...(result.action === 'accept' ? {} : { note: `the client answered ${result.action}` }),
+      ...(remember ? { remember: true } : {}),
+    }
+  }
+}
+
+function question(request: ApprovalRequest): string {
+  const rule = request.rule === null ? "The server's permission policy" : `Permission rule ${request.rule.index} (${request.rule.name})`
+  const subject = request.subject === undefined ? '' : ` ${JSON.stringify(request.subject)}`
+  return `${rule} asks before ${request.toolName}${subject}${request.reason ? `: ${request.reason}` : ''}. Allow it?`
+}
