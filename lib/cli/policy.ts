@@ -61,9 +61,10 @@ export function terminalApprover(input: Readable, output: Writable): Approver {
   return (request) =>
     new Promise((resolve) => {
       const rl = createInterface({ input, output, terminal: false })
+      // Resolve before closing: close() emits 'close' at once, which answers no.
       const done = (answer: boolean): void => {
-        rl.close()
         resolve(answer)
+        rl.close()
       }
       rl.once('line', (line) => done(/^\s*y(es)?\s*$/i.test(line)))
       rl.once('close', () => resolve(false))

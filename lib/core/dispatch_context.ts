@@ -40,6 +40,14 @@ export interface ToolExecutionEndEvent {
   error?: unknown
 }
 
+/** Which rule of a permission policy decided: its position and name. */
+export interface PermissionRuleRef {
+  /** Index into the policy's `rules`. */
+  readonly index: number
+  /** The rule's name (given, or a summary such as `deny write .env*`). */
+  readonly name: string
+}
+
 /**
  * Payload of the `permissionDecision` event: what a permission gate decided
  * about one call, and who decided it (see `Permissions` in `toolsmith`).
@@ -58,7 +66,7 @@ export interface PermissionDecisionEvent {
   /** What the policy said before any approval: `ask` means someone was asked. */
   policyDecision: 'allow' | 'ask' | 'deny'
   /** The deciding rule (`index` into the policy's rules, and its name); `null` for the policy's default. */
-  rule: { index: number; name: string } | null
+  rule: PermissionRuleRef | null
   /** The rule's reason, when it gives one. */
   reason?: string
   /**

@@ -7,7 +7,7 @@
 import path from 'node:path'
 import { lstat } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
-import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, ToolCallGate } from '../core/dispatch_context.js'
+import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, PermissionRuleRef, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
 import { resolveInRoot, resolveRealRoot, type PathScope } from '../sandbox/paths.js'
 import { PermissionPolicy, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
@@ -20,7 +20,7 @@ export interface ApprovalRequest {
   /** The args as events record them (`redact(args)` for tools that redact: never a file's content). */
   readonly args: unknown
   /** The rule that asked (`index`, `name`); `null` when the policy's default is `ask`. */
-  readonly rule: { readonly index: number; readonly name: string } | null
+  readonly rule: PermissionRuleRef | null
   /** The rule's reason, if any. */
   readonly reason: string | undefined
   /** What the call acts on: the path or the command line. */

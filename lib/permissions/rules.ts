@@ -124,12 +124,41 @@ export interface CompiledRule {
   /** The reason, if given. */
   readonly reason: string | undefined
   /** The compiled match. */
-  readonly match:
-    | { readonly kind: 'any' }
-    | { readonly kind: 'paths'; readonly globs: readonly PathGlob[] }
-    | { readonly kind: 'commands'; readonly prefixes: readonly CommandPrefix[] }
-    | { readonly kind: 'when'; readonly when: PredicateMatch['when'] }
+  readonly match: CompiledMatch
 }
+
+/** A rule without `match`: every call of its tools. */
+export interface CompiledAnyMatch {
+  /** Discriminator. */
+  readonly kind: 'any'
+}
+
+/** Compiled `paths`. */
+export interface CompiledPathMatch {
+  /** Discriminator. */
+  readonly kind: 'paths'
+  /** The globs. */
+  readonly globs: readonly PathGlob[]
+}
+
+/** Compiled `commands`. */
+export interface CompiledCommandMatch {
+  /** Discriminator. */
+  readonly kind: 'commands'
+  /** The prefixes. */
+  readonly prefixes: readonly CommandPrefix[]
+}
+
+/** A `when` predicate. */
+export interface CompiledPredicateMatch {
+  /** Discriminator. */
+  readonly kind: 'when'
+  /** The predicate. */
+  readonly when: PredicateMatch['when']
+}
+
+/** The compiled `match` of a rule. */
+export type CompiledMatch = CompiledAnyMatch | CompiledPathMatch | CompiledCommandMatch | CompiledPredicateMatch
 
 /** A checked policy, rules compiled. */
 export interface CompiledPolicy {
@@ -176,7 +205,7 @@ export function compilePolicy(raw: unknown, source?: string): CompiledPolicy {
 function compileRule(rule: PermissionRule, index: number): CompiledRule {
   const tools = Array.isArray(rule.tool) ? [...rule.tool] : [rule.tool]
   const m = rule.match as Partial<PathMatch & CommandMatch & PredicateMatch> | undefined
-  const match: CompiledRule['match'] =
+  const match: CompiledMatch =
     m?.paths !== undefined
       ? { kind: 'paths', globs: m.paths.map((p) => new PathGlob(p)) }
       : m?.commands !== undefined
