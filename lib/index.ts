@@ -426,6 +426,7 @@ export {
   type ModelStartEvent,
   type RetryWarningEvent,
   type ToolEndEvent,
+  type PermissionDecisionTurnEvent,
   type ToolStartEvent,
   type TurnEndEvent,
   type TurnEvent,

@@ -39,6 +39,7 @@ export {
   type ModelStartEvent,
   type RetryWarningEvent,
   type ToolEndEvent,
+  type PermissionDecisionTurnEvent,
   type ToolStartEvent,
   type TurnEndEvent,
   type TurnEvent,

@@ -18,6 +18,8 @@ const MAX_DEPTH = 8
 export interface CommandSubject {
   /** Every simple command reached: the call itself, then what its wrappers and scripts run. */
   readonly commands: readonly (readonly string[])[]
+  /** `executableName` of each command's first word, in the same order. */
+  readonly names: readonly string[]
   /** Set when some command is only known at run time (`$cmd`, `eval "$x"`, `xargs -I{} {}`): why. */
   readonly dynamic: string | undefined
 }
@@ -32,7 +34,7 @@ export interface CommandSubject {
 export function commandSubject(cmd: string, args: readonly string[]): CommandSubject {
   const commands: string[][] = []
   const dynamic = collect([cmd, ...args], 0, commands)
-  return { commands, dynamic }
+  return { commands, names: commands.map((argv) => executableName(argv[0] ?? '')), dynamic }
 }
 
 function collect(argv: readonly string[], depth: number, out: string[][]): string | undefined {
@@ -115,8 +117,21 @@ export class CommandPrefix {
    * @returns Whether it matches.
    */
   matches(argv: readonly string[]): boolean {
-    if (argv.length === 0 || executableName(argv[0]!) !== this.words[0]) return false
-    return this.#from(argv, 1, 1, false, false)
+    if (argv.length === 0) return false
+    return this.matchesNamed(executableName(argv[0]!), argv)
+  }
+
+  /**
+   * {@link CommandPrefix.matches} with the executable's name already worked
+   * out (a policy checks one command against many prefixes).
+   *
+   * @param name - `executableName(argv[0])`.
+   * @param argv - The command, executable first.
+   * @returns Whether it matches.
+   */
+  matchesNamed(name: string, argv: readonly string[]): boolean {
+    if (name !== this.words[0]) return false
+    return this.words.length === 1 || this.#from(argv, 1, 1, false, false)
   }
 
   #from(argv: readonly string[], i: number, k: number, afterOption: boolean, optionsEnded: boolean): boolean {

@@ -214,6 +214,20 @@ export class Permissions implements ToolCallGate {
   }
 
   /**
+   * What the gate would do with a call, without asking anyone or reporting
+   * anything: `ask` only when an approver would be asked (an answer
+   * remembered for the turn is applied).
+   *
+   * @param call - The validated call (`loggedArgs` is not needed).
+   * @returns `allow`, `ask` or `deny`.
+   */
+  async preview(call: Pick<GatedToolCall, 'toolName' | 'callId' | 'args'>): Promise<'allow' | 'ask' | 'deny'> {
+    const verdict = await this.policy.decide({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
+    if (verdict.decision !== 'ask') return verdict.decision
+    return this.#memory.get(verdict.rule?.index ?? -1)?.decision ?? 'ask'
+  }
+
+  /**
    * Decide one validated call; the executor calls this.
    *
    * @param call - The call.
@@ -223,42 +237,46 @@ export class Permissions implements ToolCallGate {
   async authorize(call: GatedToolCall, ctx: DispatchContext): Promise<void> {
     const started = performance.now()
     const verdict = await this.policy.decide({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
-    const rule = verdict.rule === undefined ? null : { index: verdict.rule.index, name: verdict.rule.name }
+    const rule = verdict.rule === undefined ? null : verdict.rule.ref
     const reason = verdict.rule?.reason
     const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId
-    const base = {
-      toolName: call.toolName,
-      turnId: ctx.id,
-      callId: call.callId,
-      ...(typeof toolCallId === 'string' ? { toolCallId } : {}),
-      policyDecision: verdict.decision,
-      rule,
-      ...(reason === undefined ? {} : { reason }),
-    }
     if (verdict.decision === 'allow') {
-      this.#report(ctx, { ...base, decision: 'allow', approver: 'policy', latencyMs: performance.now() - started })
+      // The common path, kept free of object spreads.
+      const event: PermissionDecisionEvent = {
+        toolName: call.toolName,
+        turnId: ctx.id,
+        callId: call.callId,
+        decision: 'allow',
+        policyDecision: 'allow',
+        rule,
+        approver: 'policy',
+        latencyMs: performance.now() - started,
+      }
+      if (typeof toolCallId === 'string') event.toolCallId = toolCallId
+      if (reason !== undefined) event.reason = reason
+      this.#report(ctx, event)
       return
     }
     if (verdict.decision === 'deny') {
-      this.#report(ctx, { ...base, decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
+      this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
       throw denial(call.toolName, verdict, 'policy', undefined, `${describeRule(verdict)} denies it${reason ? `: ${reason}` : ''}`)
     }
     const key = verdict.rule?.index ?? -1
     const remembered = this.#memory.get(key)
     if (remembered !== undefined) {
       const note = remembered.note
-      this.#report(ctx, { ...base, decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
+      this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
       if (remembered.decision === 'allow') return
       throw denial(call.toolName, verdict, 'remembered', note, `${describeRule(verdict)} asks for approval, and ${remembered.approver} declined calls like this earlier in the turn${note ? `: ${note}` : ''}`)
     }
     if (this.#approve === undefined) {
-      this.#report(ctx, { ...base, decision: 'deny', approver: 'none', latencyMs: performance.now() - started })
+      this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'none', latencyMs: performance.now() - started })
       throw denial(call.toolName, verdict, 'none', undefined, `${describeRule(verdict)} asks for approval${reason ? ` (${reason})` : ''}, and no approver is configured to ask, so it is denied`)
     }
     const answer = await this.#ask(call, ctx, verdict, typeof toolCallId === 'string' ? toolCallId : undefined)
     if (answer.remember) this.#memory.set(key, { decision: answer.decision, note: answer.note, approver: answer.approver })
     this.#report(ctx, {
-      ...base,
+      ...baseEvent(call, ctx, verdict, toolCallId),
       decision: answer.decision,
       approver: answer.approver,
       ...(answer.note ? { note: answer.note } : {}),
@@ -272,7 +290,7 @@ export class Permissions implements ToolCallGate {
     const request: ApprovalRequest = Object.freeze({
       toolName: call.toolName,
       args: call.loggedArgs,
-      rule: verdict.rule === undefined ? null : { index: verdict.rule.index, name: verdict.rule.name },
+      rule: verdict.rule === undefined ? null : verdict.rule.ref,
       reason: verdict.rule?.reason,
       subject: verdict.subject,
       callId: call.callId,
@@ -300,14 +318,29 @@ export class Permissions implements ToolCallGate {
   }
 
   #report(ctx: DispatchContext, event: PermissionDecisionEvent): void {
-    for (const listener of [ctx.emitPermissionDecision, this.#shared.onDecision]) {
-      if (listener === undefined) continue
-      try {
-        listener.call(ctx, event)
-      } catch (error) {
-        process.emitWarning(`A permissionDecision listener threw: ${errorSummary(error)}`, { code: 'TOOLSMITH_LISTENER_ERROR' })
-      }
+    if (ctx.emitPermissionDecision !== undefined) this.#tell(ctx, ctx.emitPermissionDecision, event)
+    if (this.#shared.onDecision !== undefined) this.#tell(ctx, this.#shared.onDecision, event)
+  }
+
+  #tell(ctx: DispatchContext, listener: (event: PermissionDecisionEvent) => void, event: PermissionDecisionEvent): void {
+    try {
+      listener.call(ctx, event)
+    } catch (error) {
+      process.emitWarning(`A permissionDecision listener threw: ${errorSummary(error)}`, { code: 'TOOLSMITH_LISTENER_ERROR' })
     }
+  }
+}
+
+/** What every decision record of a call shares. */
+function baseEvent(call: GatedToolCall, ctx: DispatchContext, verdict: PolicyVerdict, toolCallId: unknown): Omit<PermissionDecisionEvent, 'decision' | 'approver' | 'latencyMs'> {
+  return {
+    toolName: call.toolName,
+    turnId: ctx.id,
+    callId: call.callId,
+    ...(typeof toolCallId === 'string' ? { toolCallId } : {}),
+    policyDecision: verdict.decision,
+    rule: verdict.rule === undefined ? null : verdict.rule.ref,
+    ...(verdict.rule?.reason === undefined ? {} : { reason: verdict.rule.reason }),
   }
 }
 

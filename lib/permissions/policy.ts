@@ -79,6 +79,7 @@ export class PermissionPolicy {
   /** The compiled rules, in order. */
   readonly rules: readonly CompiledRule[]
   readonly #byTool = new Map<string, readonly CompiledRule[]>()
+  readonly #plans = new Map<string, { rules: readonly CompiledRule[]; needsPath: boolean }>()
 
   /**
    * @param raw - `{ default?, rules }`, or an array of rules.
@@ -129,16 +130,30 @@ export class PermissionPolicy {
    * @returns The decision, the deciding rule and the call's subject.
    */
   async decide(call: PolicyCall, paths: PathResolver): Promise<PolicyVerdict> {
-    const rules = this.rulesFor(call.toolName)
+    const { rules, needsPath } = this.#compiledFor(call.toolName)
     const subject = new Subject(call, paths)
+    // The one await of most calls: resolving the path, once, and only when a path rule applies.
+    if (needsPath) await subject.resolvePath()
     let best: CompiledRule | undefined
     for (const rule of rules) {
       if (best !== undefined && STRENGTH[rule.decision] <= STRENGTH[best.decision]) continue
-      if (!(await subject.matches(rule))) continue
+      let matched = subject.matches(rule)
+      if (matched !== true && matched !== false) matched = await matched
+      if (!matched) continue
       best = rule
       if (rule.decision === 'deny') break
     }
     return { decision: best?.decision ?? this.defaultDecision, rule: best, subject: subject.describe() }
+  }
+
+  #compiledFor(toolName: string): { rules: readonly CompiledRule[]; needsPath: boolean } {
+    let entry = this.#plans.get(toolName)
+    if (entry === undefined) {
+      const rules = this.rulesFor(toolName)
+      entry = { rules, needsPath: rules.some((rule) => rule.match.kind === 'paths') }
+      this.#plans.set(toolName, entry)
+    }
+    return entry
   }
 }
 
@@ -146,15 +161,24 @@ export class PermissionPolicy {
 class Subject {
   readonly #call: PolicyCall
   readonly #paths: PathResolver
-  #path: Promise<ResolvedSubjectPath | undefined> | undefined
+  readonly #info: PermissionCallInfo
+  #path: ResolvedSubjectPath | undefined | null = null
   #commands: CommandSubject | undefined
 
   constructor(call: PolicyCall, paths: PathResolver) {
     this.#call = call
     this.#paths = paths
+    this.#info = { toolName: call.toolName, callId: call.callId }
   }
 
-  async matches(rule: CompiledRule): Promise<boolean> {
+  /** Resolve the call's `path` argument (when it has one) before matching. */
+  async resolvePath(): Promise<void> {
+    const input = (this.#call.args as { path?: unknown } | null)?.path
+    this.#path = typeof input === 'string' ? await this.#paths.resolve(input) : null
+  }
+
+  /** Whether the rule matches; a promise only when a directory's contents must be looked at. */
+  matches(rule: CompiledRule): boolean | Promise<boolean> {
     const strict = rule.decision !== 'allow'
     const match = rule.match
     switch (match.kind) {
@@ -162,7 +186,7 @@ class Subject {
         return true
       case 'when':
         try {
-          return match.when(this.#call.args, { toolName: this.#call.toolName, callId: this.#call.callId }) === true
+          return match.when(this.#call.args, this.#info) === true
         } catch (error) {
           process.emitWarning(`Permission rule rules[${rule.index}] (${rule.name}) threw: ${errorSummary(error)}; treated as ${strict ? 'matching' : 'not matching'}`, {
             code: 'TOOLSMITH_PERMISSION_PREDICATE_ERROR',
@@ -170,28 +194,34 @@ class Subject {
           return strict
         }
       case 'paths': {
-        const input = (this.#call.args as { path?: unknown } | null)?.path
-        if (typeof input !== 'string') return false
-        this.#path ??= this.#paths.resolve(input)
-        const resolved = await this.#path
-        if (resolved === undefined) return strict
+        const resolved = this.#path
+        if (resolved === null) return false // no path argument
+        if (resolved === undefined) return strict // cannot be resolved inside the root
+        let needed: string[] | undefined
         for (const glob of match.globs) {
           if (glob.matches(resolved.relative)) return true
           if (!strict || !resolved.isDirectory) continue
           // A search of a directory reaches what lies below it.
           const below = glob.couldMatchBelow(resolved.relative, this.#call.toolName === 'grep')
           if (below === true) return true
-          if (below !== false) for (const needed of below) if (await this.#paths.exists(needed)) return true
+          if (below !== false) (needed ??= []).push(...below)
         }
-        return false
+        return needed === undefined ? false : this.#anyExists(needed)
       }
       case 'commands': {
         const commands = this.#commandSubject()
         if (commands === undefined) return false
         if (commands.dynamic !== undefined) return strict
-        return commands.commands.some((argv) => match.prefixes.some((prefix) => prefix.matches(argv)))
+        const { commands: argvs, names } = commands
+        for (let i = 0; i < argvs.length; i++) for (const prefix of match.prefixes) if (prefix.matchesNamed(names[i]!, argvs[i]!)) return true
+        return false
       }
     }
+  }
+
+  async #anyExists(paths: readonly string[]): Promise<boolean> {
+    for (const needed of paths) if (await this.#paths.exists(needed)) return true
+    return false
   }
 
   #commandSubject(): CommandSubject | undefined {

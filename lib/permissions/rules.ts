@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PermissionRuleRef } from '../core/dispatch_context.js'
 import { E_INVALID_POLICY, errorSummary } from '../exceptions.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { CommandPrefix } from './command_match.js'
@@ -117,6 +118,8 @@ export interface CompiledRule {
   readonly index: number
   /** Its name (given, or a summary). */
   readonly name: string
+  /** `{ index, name }`, frozen: what decision records and denials carry. */
+  readonly ref: PermissionRuleRef
   /** Tool names; `*` for all. */
   readonly tools: readonly string[]
   /** The decision. */
@@ -213,9 +216,11 @@ function compileRule(rule: PermissionRule, index: number): CompiledRule {
         : m?.when !== undefined
           ? { kind: 'when', when: m.when }
           : { kind: 'any' }
+  const name = rule.name ?? summary(rule, tools)
   return Object.freeze({
     index,
-    name: rule.name ?? summary(rule, tools),
+    name,
+    ref: Object.freeze({ index, name }),
     tools,
     decision: rule.decision,
     reason: rule.reason,

@@ -10,6 +10,7 @@ import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { BaseException, errorSummary, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
+import { aiSdkApproval } from './ai_sdk_approval.js'
 import { toJsonSchema, type JsonSchema } from './json_schema.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
@@ -90,6 +91,12 @@ export interface AiSdkTool {
   inputSchema: AiSdkInputSchema
   /** Runs the tool through `tool.executor(ctx)`; resolves to the result as text. */
   execute: (input: unknown, options: AiSdkToolCallOptions) => Promise<string>
+  /**
+   * Present when the context has a `Permissions` gate without an approver of
+   * its own: true when the policy says `ask`, so the SDK's tool-approval
+   * flow asks the application.
+   */
+  needsApproval?: (input: unknown, options: { toolCallId: string }) => Promise<boolean>
 }
 
 /** Options of {@link toAiSdkTools}. */
@@ -168,11 +175,14 @@ export function toAiSdkTools(
 
 function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBytes: number): AiSdkTool {
   const prepare = (input: unknown): unknown => (dropNulls ? dropOptionalNulls(tool, input) : input)
+  const approval = aiSdkApproval(tool, ctx, prepare)
   return {
     description: tool.description,
     inputSchema: inputSchemaOf(tool, prepare),
+    ...(approval ? { needsApproval: approval.needsApproval } : {}),
     execute: async (input, { toolCallId, abortSignal }) => {
-      const callCtx = createCallContext(ctx, { toolCallId, signal: abortSignal })
+      const turnCtx = createCallContext(ctx, { toolCallId, signal: abortSignal })
+      const callCtx = approval ? { ...turnCtx, permissions: approval.gateFor(toolCallId) } : turnCtx
       try {
         return await toolResultToText(await tool.executor(callCtx)(prepare(input)), { maxBytes })
       } catch (error) {

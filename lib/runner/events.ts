@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PermissionDecisionEvent } from '../core/dispatch_context.js'
 import type { ToolCallRow } from './journal.js'
 import type { ModelToolCall } from './messages.js'
 
@@ -97,6 +98,15 @@ export interface ToolEndEvent {
   spooled: boolean
 }
 
+/**
+ * The permission gate decided a call (between its `tool-start` and
+ * `tool-end`): rule, decision, approver and latency.
+ */
+export interface PermissionDecisionTurnEvent extends PermissionDecisionEvent {
+  /** Discriminator. */
+  type: 'permission-decision'
+}
+
 /** The turn finished. */
 export interface TurnEndEvent {
   /** Discriminator. */
@@ -115,6 +125,7 @@ export type TurnEvent =
   | ModelEndEvent
   | ToolStartEvent
   | ToolEndEvent
+  | PermissionDecisionTurnEvent
   | TurnEndEvent
 
 /** A listener for {@link TurnEvent}s; one that throws is ignored. */

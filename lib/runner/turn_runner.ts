@@ -10,6 +10,7 @@ import type { SpoolStore } from '../artifacts/stores.js'
 import { createCallContext } from '../core/call_context.js'
 import { callIdOf, idempotencyKeyOf } from '../core/call_identity.js'
 import type { DispatchContext } from '../core/dispatch_context.js'
+import { Permissions } from '../permissions/permissions.js'
 import { INVALID_ARGS_NOT_RECORDED, type PreparedCall, type Tool } from '../core/tool.js'
 import { ToolCall } from '../core/tool_call.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
@@ -88,6 +89,13 @@ export interface TurnRunnerOptions {
   spoolStore?: SpoolStore
   /** Called with every {@link TurnEvent}. */
   onEvent?: TurnEventListener
+  /**
+   * The permission gate every call must pass. Each `run` gets
+   * `permissions.forTurn()` (approvals remembered for that turn only); each
+   * decision is a `permission-decision` event, and a denial is the call's
+   * error result (`TOOL_DENIED`), which the model reads and the journal records.
+   */
+  permissions?: Permissions
 }
 
 /** Options of {@link TurnRunner.run}. */
@@ -173,6 +181,8 @@ export class TurnRunner {
   readonly inlineBudgetBytes: number
   /** The journal, if any. */
   readonly journal: ToolCallJournal | undefined
+  /** The permission gate, if any. */
+  readonly permissions: Permissions | undefined
   /** The identity, if one was given. */
   readonly identity: Readonly<TurnIdentity> | undefined
   /** The constructor's tool allow-list, if any. */
@@ -195,6 +205,10 @@ export class TurnRunner {
     this.concurrency = positiveInteger('concurrency', options.concurrency, 4)
     this.inlineBudgetBytes = positiveInteger('inlineBudgetBytes', options.inlineBudgetBytes, 16_384)
     this.journal = options.journal
+    if (options.permissions !== undefined && !Permissions.isPermissions(options.permissions)) {
+      throw new E_INVALID_OPTIONS('TurnRunner: permissions must be a Permissions (new Permissions({ policy }))')
+    }
+    this.permissions = options.permissions
     this.identity = options.identity ? Object.freeze(checkIdentity(options.identity)) : undefined
     this.allowTools = options.allowTools ? [...options.allowTools] : undefined
     this.#journalCap = journalCapOf(options.journal)
@@ -276,6 +290,8 @@ class Turn {
       ...(scope === undefined ? {} : { idempotencyScope: scope }),
       emitToolExecutionStart: () => undefined,
       emitToolExecutionEnd: () => undefined,
+      ...(runner.permissions === undefined ? {} : { permissions: runner.permissions.forTurn() }),
+      emitPermissionDecision: (event) => services.emit({ type: 'permission-decision', ...event }),
     }
     this.#messages = options.fork ? copyMessages(options.fork.messages) : []
     // Spooled results of the forked turn stay readable through the artifact tools.

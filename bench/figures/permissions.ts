@@ -1,0 +1,98 @@
+/**
+ * Permission policy overhead: a call through `executor(ctx)` with a
+ * 200-rule policy on the context, against the same call with no policy.
+ * Target (issue 15): ≤ 10 µs added per call at the median.
+ *
+ * @module
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Permissions, Tool, createDispatchContext, createTools, validator, type PermissionRule } from '../../lib/index.js'
+import { interleave, metric, timed } from '../harness.js'
+import { makeRow, type Figure, type Row } from '../figure.js'
+
+/** 200 rules of every kind, most about other tools, as a real policy would be. */
+function policyOf200(): PermissionRule[] {
+  const rules: PermissionRule[] = []
+  for (let i = 0; i < 50; i++) rules.push({ tool: ['read', 'write', 'edit', 'grep'], match: { paths: [`generated/${i}/**`, `*.secret${i}`] }, decision: 'deny' })
+  for (let i = 0; i < 50; i++) rules.push({ tool: 'bash', match: { commands: [`tool${i} publish`, `git push${i}`] }, decision: i % 2 ? 'ask' : 'deny' })
+  for (let i = 0; i < 50; i++) rules.push({ tool: 'noop', match: { when: (args: { limit: number }) => args.limit === 1_000 + i }, decision: 'deny' })
+  for (let i = 0; i < 49; i++) rules.push({ tool: `other_${i}`, decision: 'deny' })
+  rules.push({ tool: '*', decision: 'allow' })
+  return rules
+}
+
+export const permissionsFigure: Figure = {
+  id: 'permissions',
+  title: 'permission policy of 200 rules: µs added per call (p50 target ≤ 10 µs)',
+  async run(config) {
+    const reps = config.quick ? 2_000 : 5_000
+    const plan = { warmup: 10, samples: config.quick ? 7 : 21 }
+    const policy = policyOf200()
+    const rows: Row[] = []
+
+    // 1. A custom tool: 51 rules apply (50 predicates and the "*" allow).
+    const inputSchema = validator.object({ path: validator.string().required(), limit: validator.number().integer().required() })
+    const noop = new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' })
+    const args = { path: 'src/index.ts', limit: 42 }
+    rows.push(await added(config, 'custom tool (51 rules apply: predicates)', noop, args, policy, process.cwd(), reps, plan))
+
+    // 2. A bash-shaped call: 51 rules apply, each a command prefix against the unwrapped command line.
+    const bashLike = new Tool({
+      name: 'bash',
+      description: 'does nothing',
+      inputSchema: validator.object({ cmd: validator.string().required(), args: validator.array().items(validator.string()).default([]) }),
+      handler: () => 'ok',
+    })
+    rows.push(await added(config, 'bash call (51 command rules: sh -c script unwrapped)', bashLike, { cmd: 'sh', args: ['-c', 'npm run build && git status'] }, policy, process.cwd(), reps, plan))
+
+    // 3. A real read: 51 path rules, plus resolving the path inside the root (lstat per component).
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-bench-perm-'))
+    try {
+      fs.mkdirSync(path.join(root, 'src'))
+      fs.writeFileSync(path.join(root, 'src/index.ts'), 'export {}\n')
+      const { read } = createTools({ rootDir: root, isolation: { filesystem: false } })
+      rows.push(await added(config, 'read of src/index.ts (51 path rules + path resolution)', read, { path: 'src/index.ts' }, policy, root, config.quick ? 500 : 1_000, plan))
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+    return rows
+  },
+}
+
+async function added(
+  config: { quick: boolean },
+  subject: string,
+  tool: Tool,
+  args: unknown,
+  policy: PermissionRule[],
+  root: string,
+  reps: number,
+  plan: { warmup: number; samples: number },
+): Promise<Row> {
+  const bare = tool.executor(createDispatchContext())
+  const gated = tool.executor(createDispatchContext({ permissions: new Permissions({ policy, root }) }))
+  const expected = await bare(args)
+  if ((await gated(args)) !== expected) throw new Error(`${subject}: the policy changed the result`)
+  const samples = await interleave(
+    { none: () => timed(() => bare(args), reps), policy: () => timed(() => gated(args), reps) },
+    plan,
+  )
+  const none = metric(samples.none, 'ms').map((ms) => ms * 1000)
+  const withPolicy = metric(samples.policy, 'ms').map((ms) => ms * 1000)
+  // Interleaved rounds: each round's difference is the cost under the same conditions.
+  const difference = withPolicy.map((us, i) => us - none[i]!)
+  void config
+  return makeRow({
+    id: 'permissions',
+    figure: 'permission policy, 200 rules',
+    subject: `${subject}: µs added`,
+    baseline: 'the same call with no policy (µs per call)',
+    unit: 'µs',
+    subjectValues: difference,
+    baselineValues: none,
+    target: { kind: 'absolute', max: 10 },
+    note: `per call, ${reps} calls per sample; target p50 ≤ 10 µs, checked here on every sample`,
+  })
+}
