@@ -3,6 +3,9 @@ import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { CLI_COMMAND, runCli } from './support/run_cli.js'
@@ -93,5 +96,54 @@ describe.runIf(hasScript)('toolsmith call --policy on a terminal', () => {
     expect(run.output).not.toContain('Allow?')
     expect(run.output).toContain('TOOL_DENIED')
     expect(fs.existsSync(path.join(root, '.env'))).toBe(false)
+  })
+})
+
+describe('toolsmith mcp --policy, driven by the official stdio client', () => {
+  async function session(elicitation: boolean, accept: boolean) {
+    const root = project()
+    const transport = new StdioClientTransport({
+      command: CLI_COMMAND.command,
+      args: [...CLI_COMMAND.args, 'mcp', '--root', root, '--policy', POLICY],
+      stderr: 'ignore',
+    })
+    const client = new Client({ name: 'policy-spec', version: '1.0.0' }, { capabilities: elicitation ? { elicitation: {} } : {} })
+    const asked: string[] = []
+    if (elicitation) {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message)
+        return accept ? { action: 'accept', content: {} } : { action: 'decline' }
+      })
+    }
+    await client.connect(transport)
+    const call = async (name: string, args: object) => {
+      const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] }
+      return { isError: result.isError === true, text: result.content[0]!.text }
+    }
+    return { root, client, asked, call }
+  }
+
+  it('denies .env, allows src/, and puts an ask to a client that supports elicitation', async () => {
+    const { root, client, asked, call } = await session(true, true)
+    try {
+      expect(await call('write', { path: '.env', content: 'x' })).toMatchObject({ isError: true, text: expect.stringMatching(/^TOOL_DENIED: .*rules\[5\] \("secrets stay secret"\)/) })
+      expect(await call('write', { path: 'src/a.ts', content: 'x' })).toEqual({ isError: false, text: 'ok' })
+      expect(await call('write', { path: 'README.md', content: 'x' })).toEqual({ isError: false, text: 'ok' })
+      expect(asked).toEqual([`The server's permission policy asks before write "README.md". Allow it?`])
+      expect(fs.existsSync(path.join(root, '.env'))).toBe(false)
+      expect(fs.readFileSync(path.join(root, 'README.md'), 'utf8')).toBe('x')
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('denies an ask when the client cannot be asked', async () => {
+    const { root, client, call } = await session(false, false)
+    try {
+      expect(await call('write', { path: 'README.md', content: 'x' })).toMatchObject({ isError: true, text: expect.stringContaining('does not support elicitation') })
+      expect(fs.existsSync(path.join(root, 'README.md'))).toBe(false)
+    } finally {
+      await client.close()
+    }
   })
 })

@@ -13,6 +13,7 @@ import { generateText, type ModelMessage } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { beforeEach, describe, expect, it } from 'vitest'
 import {
+  JsonlJournal,
   Permissions,
   TurnRunner,
   createDispatchContext,
@@ -76,7 +77,9 @@ describe('the same policy file, the same decisions', () => {
   it('through TurnRunner (events and the model see the denials)', async () => {
     for (const [answer, expected] of [[true, APPROVED], [false, REFUSED]] as const) {
       const events: TurnEvent[] = []
+      const journal = new JsonlJournal(path.join(root, `journal-${answer}.jsonl`))
       const runner = new TurnRunner({
+        journal,
         model: scriptedModel([{ toolCalls: Object.entries(CASES).map(([id, c]) => ({ id, name: c.name, args: c.args })) }, { text: 'done' }]),
         tools: tools(),
         permissions: new Permissions({ policy, root, approve: () => answer }),
@@ -87,6 +90,9 @@ describe('the same policy file, the same decisions', () => {
       expect(byCase(decisions)).toEqual(expected)
       const secret = result.messages.find((m) => m.role === 'tool' && m.toolCallId === 'secret')!
       expect(secret).toMatchObject({ isError: true, content: expect.stringMatching(/^TOOL_DENIED: .*rules\[5\] \("secrets stay secret"\)/) })
+      // The journal keeps the denial: code, rule and approver.
+      const row = (await journal.list()).find((r) => r.toolName === 'write' && r.status === 'error' && r.errorJson?.includes('secrets stay secret'))!
+      expect(JSON.parse(row.errorJson!)).toMatchObject({ code: 'TOOL_DENIED', details: { rule: { index: 5, name: 'secrets stay secret' }, approver: 'policy' } })
     }
   })
 
