@@ -116,7 +116,7 @@ describe('toolsmith mcp --policy, driven by the official stdio client', () => {
       })
     }
     await client.connect(transport)
-    const call = async (name: string, args: object) => {
+    const call = async (name: string, args: Record<string, unknown>) => {
       const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] }
       return { isError: result.isError === true, text: result.content[0]!.text }
     }
