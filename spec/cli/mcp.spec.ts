@@ -77,6 +77,32 @@ describe('toolsmith mcp, driven by the official MCP stdio client', () => {
   })
 })
 
+describe('toolsmith mcp --max-output-bytes', () => {
+  it('sets the cap of the result sent back too: a 1 MB file is read whole', async () => {
+    const root = realpathSync(trackedMkdtemp(join(tmpdir(), 'toolsmith-mcp-cap-')))
+    const line = `${'x'.repeat(99)}\n`
+    const content = line.repeat(10_486) // 1,048,600 bytes: over 1 MiB, five times the default cap
+    writeFileSync(join(root, 'big.txt'), content)
+    const transport = new StdioClientTransport({
+      command: CLI_COMMAND.command,
+      args: [...CLI_COMMAND.args, 'mcp', '--root', root, '--max-output-bytes', '2000000'],
+      stderr: 'ignore',
+    })
+    const client = new Client({ name: 'toolsmith-spec-cap', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      const read = await client.callTool({ name: 'read', arguments: { path: 'big.txt' } })
+      expect(read.isError).toBeFalsy()
+      const text = (read.content as { text: string }[])[0]!.text
+      expect(text).not.toContain('bytes truncated')
+      expect(text.length).toBe(content.length)
+      expect(text === content).toBe(true)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)

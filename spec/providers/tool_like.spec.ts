@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { toolLikeList } from '../../lib/entries/internal.js'
 import { describe, expect, it } from 'vitest'
 import {
@@ -47,6 +48,43 @@ describe('createCallContext and toolResultToText', () => {
     const other = createCallContext(ctx, { toolCallId: 'c2', signal: new AbortController().signal })
     ctx.abort('stop')
     expect(other.abortSignal.aborted).toBe(true)
+  })
+
+  it('links a long-lived turn signal with one listener, however many calls, and still aborts an in-flight call', () => {
+    const ctx = createDispatchContext()
+    expect(getEventListeners(ctx.abortSignal, 'abort')).toHaveLength(0)
+    // Many finished calls: each had its own signal, none was aborted.
+    let abortedEarly = 0
+    for (let i = 0; i < 1_000; i++) {
+      if (createCallContext(ctx, { toolCallId: `c${i}`, signal: new AbortController().signal }).abortSignal.aborted) abortedEarly++
+    }
+    expect(abortedEarly).toBe(0)
+    // A link by hand that is never undone would leave 1,000 listeners here. (What Node 20's
+    // AbortSignal.any retains instead, a WeakRef per call, is measured by the mcp-soak bench figure.)
+    expect(getEventListeners(ctx.abortSignal, 'abort').length).toBeLessThanOrEqual(1)
+    const inFlight = createCallContext(ctx, { toolCallId: 'live', signal: new AbortController().signal })
+    const reasons: unknown[] = []
+    inFlight.abortSignal.addEventListener('abort', () => reasons.push(inFlight.abortSignal.reason))
+    ctx.abort('server shutting down')
+    expect(inFlight.abortSignal.aborted).toBe(true)
+    expect(reasons).toEqual(['server shutting down'])
+    // After the turn is aborted a new call context starts aborted, with the same reason.
+    const late = createCallContext(ctx, { toolCallId: 'late', signal: new AbortController().signal })
+    expect(late.abortSignal.aborted).toBe(true)
+    expect(late.abortSignal.reason).toBe('server shutting down')
+  })
+
+  it('a call aborted by its own signal leaves the turn and the other calls running', () => {
+    const ctx = createDispatchContext()
+    const first = new AbortController()
+    const a = createCallContext(ctx, { toolCallId: 'a', signal: first.signal })
+    const b = createCallContext(ctx, { toolCallId: 'b', signal: new AbortController().signal })
+    first.abort('client cancelled')
+    expect(a.abortSignal.reason).toBe('client cancelled')
+    expect(b.abortSignal.aborted).toBe(false)
+    expect(ctx.abortSignal.aborted).toBe(false)
+    // The call's own signal carries one listener too, and it is gone once it fired.
+    expect(getEventListeners(first.signal, 'abort')).toHaveLength(0)
   })
 
   it('turns strings, bytes and artifacts into text', async () => {
