@@ -15,6 +15,7 @@ import { E_INVALID_OPTIONS, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
 import { Permissions } from '../permissions/permissions.js'
 import { elicitationApprover } from './mcp_elicitation.js'
+import { linkSignals } from '../utils/linked_signal.js'
 import { toMcpTool } from './mcp.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
@@ -128,9 +129,8 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     // The server's own context is never aborted (nothing outside can reach
     // it), so the request's signal alone is the combined one: linking the two
     // would be work for nothing on every call.
-    const callContext = ownContext
-      ? { ...createCallContext(context, { toolCallId }), abortSignal: extra.signal }
-      : createCallContext(context, { toolCallId, signal: extra.signal })
+    const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
+    const callContext = { ...createCallContext(context, { toolCallId }), abortSignal: link?.signal ?? extra.signal }
     const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
     try {
       const args = request.params.arguments ?? {}
@@ -138,6 +138,8 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
       return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
     } catch (error) {
       return { isError: true, content: [{ type: 'text', text: toolFailureText(error) }] }
+    } finally {
+      link?.release()
     }
   })
   return server

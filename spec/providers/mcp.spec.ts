@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -196,6 +197,38 @@ describe('createMcpServer with the SDK Client in memory', () => {
     setTimeout(() => context.abort('shutting down'), 50)
     await byContext
     expect(seen).toEqual(['client', 'context'])
+    await client.close()
+  })
+
+  it('with a context of its own, finished calls leave no listener on its signal, calls in flight share one', async () => {
+    const gates: (() => void)[] = []
+    const wait = new Tool({
+      name: 'wait',
+      description: 'Waits for the spec',
+      inputSchema: validator.object({}),
+      handler: (_args, _ctx, _meta, call) =>
+        new Promise<string>((resolve) => {
+          gates.push(() => resolve('done'))
+          call.signal.addEventListener('abort', () => resolve(`aborted: ${String(call.signal.reason)}`))
+        }),
+    })
+    const context = createDispatchContext()
+    const server = createMcpServer([wait, createTicketTool()], { name: 's', version: '1', context })
+    const [a, b] = InMemoryTransport.createLinkedPair()
+    await server.connect(b)
+    const client = new Client({ name: 'c', version: '1' })
+    await client.connect(a)
+    for (let i = 0; i < 50; i++) expect((await client.callTool({ name: 'create_ticket', arguments: { title: `ticket ${i}` } })).isError).toBeFalsy()
+    expect(getEventListeners(context.abortSignal, 'abort')).toHaveLength(0)
+    const inFlight = [1, 2, 3].map(() => client.callTool({ name: 'wait', arguments: {} }))
+    await vi.waitFor(() => expect(gates).toHaveLength(3), { timeout: 10_000 })
+    expect(getEventListeners(context.abortSignal, 'abort')).toHaveLength(1)
+    gates[0]!()
+    expect(text(await inFlight[0]!)).toBe('done')
+    expect(getEventListeners(context.abortSignal, 'abort')).toHaveLength(1)
+    context.abort('shutting down')
+    expect((await Promise.all(inFlight.slice(1))).map(text)).toEqual(['aborted: shutting down', 'aborted: shutting down'])
+    expect(getEventListeners(context.abortSignal, 'abort')).toHaveLength(0)
     await client.close()
   })
 
