@@ -388,6 +388,10 @@ export {
   createMcpServer,
   type McpServerOptions,
 } from './providers/mcp_server.js'
+export {
+  McpStdioServerTransport,
+  type McpStdioServerTransportOptions,
+} from './providers/mcp_stdio_transport.js'
 
 // --- runner: TurnRunner, the journals and the model adapters ---
 export {

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createMcpServer } from '../providers/mcp_server.js'
+import { McpStdioServerTransport } from '../providers/mcp_stdio_transport.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
 import { commandPermissions } from './policy.js'
@@ -38,10 +38,13 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
       'Files are read, written and searched inside one sandbox directory; bash runs an executable with arguments ' +
       '(no shell) in that directory.',
   })
-  const transport = new StdioServerTransport(io.stdin, io.stdout)
+  // Not the SDK's StdioServerTransport: that one leaves malformed lines
+  // unanswered and closes (exit 0, silently) on a line over 10 MiB.
+  const transport = new McpStdioServerTransport(io.stdin, io.stdout)
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve
-    io.stdin.once('end', resolve)
+    // Input ended: answer every request already read, then exit.
+    io.stdin.once('end', () => void transport.settled().then(resolve))
     process.once('SIGTERM', resolve)
     process.once('SIGINT', resolve)
   })

@@ -1,5 +1,5 @@
 /**
- * `toolsmith/mcp`: the MCP server (loads the MCP SDK on first use).
+ * `toolsmith/mcp`: the MCP server and its stdio transport (load the MCP SDK on first use).
  *
  * @module toolsmith/mcp
  */
@@ -7,3 +7,7 @@ export {
   createMcpServer,
   type McpServerOptions,
 } from '../providers/mcp_server.js'
+export {
+  McpStdioServerTransport,
+  type McpStdioServerTransportOptions,
+} from '../providers/mcp_stdio_transport.js'

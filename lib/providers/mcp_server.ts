@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { createRequire } from 'node:module'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, JSONRPCRequest, ListToolsResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js'
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createDispatchContext, type DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
@@ -17,6 +16,8 @@ import { Permissions } from '../permissions/permissions.js'
 import { elicitationApprover } from './mcp_elicitation.js'
 import { linkSignals } from '../utils/linked_signal.js'
 import { toMcpTool } from './mcp.js'
+import { mcpSdk } from './mcp_sdk.js'
+import { isPlainObject } from '../utils/guards.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
@@ -66,6 +67,15 @@ export interface McpServerOptions {
    * it is denied. Approvals the client asks to remember last as long as the server.
    */
   permissions?: Permissions
+  /**
+   * How often a running `tools/call` sends `notifications/progress` when the
+   * client asked for it (`_meta.progressToken`): milliseconds, an integer
+   * ≥ 10, or `Infinity` for none. Each notification's `progress` counts up
+   * from 1 and its `message` says how long the call has run.
+   *
+   * @defaultValue 1000
+   */
+  progressIntervalMs?: number
 }
 
 /**
@@ -79,26 +89,43 @@ export interface McpServerOptions {
  * back as `isError: true` with the root cause's `CODE: message` first (e.g.
  * `TOOL_FILE_NOT_FOUND: … [read failed; E_TOOL_DOWNSTREAM_ERROR]`, see `toolFailureText`), so the
  * model can correct itself. `null`s sent for optional properties are dropped
- * first (as strict-mode models send them). Only an unknown tool name is a protocol error
- * (`InvalidParams`). A `ToolRegistry` is read on every request, so hiding or
- * registering a tool changes what the next `tools/list` returns.
+ * first (as strict-mode models send them). Protocol errors are kept for
+ * requests no tool can run, each with one line: `-32602` for an unknown tool
+ * name or malformed `tools/call` params (no params, `name` not a string,
+ * `arguments` not an object; a `null` `arguments` counts as none), `-32601`
+ * for a method the server does not serve. A `ToolRegistry` is read on every
+ * request, so hiding or registering a tool changes what the next
+ * `tools/list` returns.
+ *
+ * When the request carries `_meta.progressToken`, a running call sends
+ * `notifications/progress` every `progressIntervalMs` (1 s) until it ends:
+ * `progress` counts 1, 2, 3…, `message` is e.g. `bash running for 2.0 s`, and
+ * there is no `total`. A client that resets its timeout on progress keeps
+ * waiting for a long `bash` or `grep`.
+ *
+ * `tools/list` and `tools/call` are served through the SDK's
+ * `fallbackRequestHandler` (so their params are checked here, not by the
+ * SDK's schema): a handler you register with `setRequestHandler` for either
+ * method replaces this one, and setting `fallbackRequestHandler` yourself
+ * removes both. For stdio, {@link McpStdioServerTransport} also answers the
+ * lines that are not JSON-RPC at all and bounds a message's size; the SDK's
+ * `StdioServerTransport` leaves those unanswered.
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
- * @param options - Name, version, optional context and the result byte cap.
+ * @param options - Name, version, optional context, the result byte cap and the progress interval.
  * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
  * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `options` is missing or its `name`
- *   or `version` is not a non-empty string, or `maxResultBytes` is invalid.
+ *   or `version` is not a non-empty string, or `maxResultBytes` or `progressIntervalMs` is invalid.
  *
  * @example
  * ```ts
- * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
  * const server = createMcpServer(Object.values(createTools({ rootDir: process.cwd() })), { name: 'toolsmith', version: '1.0.0' })
- * await server.connect(new StdioServerTransport())
+ * await server.connect(new McpStdioServerTransport())
  * ```
  */
 export function createMcpServer(tools: ToolCollection, options: McpServerOptions): Server {
   assertServerIdentity(options)
-  const { Server, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = mcpSdk()
+  const { Server, ErrorCode } = mcpSdk()
   const server = new Server(
     { name: options.name, version: options.version },
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
@@ -109,6 +136,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
   const gate = options.permissions ?? context.permissions
   // Asks go to the client when the gate has no approver of its own.
   const asking = Permissions.isPermissions(gate) && !gate.hasApprover ? gate.withApprover(elicitationApprover(server), 'mcp-elicitation') : gate
+  const progressEveryMs = resolveProgressInterval(options.progressIntervalMs)
   const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
   const current = (): Tool[] => {
     const list = toolList(tools)
@@ -116,55 +144,120 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     return list
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  const listTools = (): ListToolsResult => ({
     tools: current().map((tool) => toMcpTool(tool, { names, openWorldHint: options.openWorldHint })),
-  }))
+  })
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const list = current()
-    const name = names.fromProvider(request.params.name) ?? request.params.name
-    const tool = list.find((t) => t.name === name)
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
+  const callTool = async (request: JSONRPCRequest, extra: RequestExtra): Promise<CallToolResult> => {
+    const { name: providerName, arguments: given, progressToken } = callParams(request.params)
+    const name = names.fromProvider(providerName) ?? providerName
+    const tool = current().find((t) => t.name === name)
+    if (tool === undefined) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${providerName}`)
     const toolCallId = String(extra.requestId)
     // The server's own context is never aborted (nothing outside can reach
-    // it), so the request's signal alone is the combined one: linking the two
-    // would be work for nothing on every call.
+    // it), so the request's signal alone is the combined one. A caller's
+    // context is linked for this call only: released below, so a finished
+    // call leaves nothing on that long-lived signal.
     const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
     const callContext = { ...createCallContext(context, { toolCallId }), abortSignal: link?.signal ?? extra.signal }
     const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
+    const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)
     try {
-      const args = request.params.arguments ?? {}
+      const args = given ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
       return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
     } catch (error) {
       return { isError: true, content: [{ type: 'text', text: toolFailureText(error) }] }
     } finally {
+      if (progress !== undefined) clearInterval(progress)
       link?.release()
     }
-  })
+  }
+
+  // tools/list and tools/call are served by the fallback handler rather than
+  // setRequestHandler: the SDK parses a registered method's params with its
+  // zod schema first, and a malformed tools/call (no params, arguments a
+  // string, name a number) came back as -32603 with a multi-line zod dump.
+  // Here callParams checks them and refuses with -32602 and one line.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method === 'tools/list') return listTools()
+    if (request.method === 'tools/call') return callTool(request, extra)
+    throw rpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
+  }
   return server
 }
 
-type McpSdk = typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/types.js')
+/**
+ * A JSON-RPC error for the SDK to send as it is: the SDK's own `McpError`
+ * prefixes its message with `MCP error <code>: `, and the SDK client
+ * prefixes it again when it rethrows, so the model read the code twice.
+ */
+function rpcError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code })
+}
 
-let sdk: McpSdk | undefined
+type RequestExtra = Parameters<NonNullable<Server['fallbackRequestHandler']>>[1]
+
+/** `tools/call`'s params, checked with one-line `InvalidParams` errors. */
+function callParams(params: unknown): { name: string; arguments: Record<string, unknown> | undefined; progressToken: ProgressToken | undefined } {
+  const invalid = (message: string): never => {
+    throw rpcError(mcpSdk().ErrorCode.InvalidParams, `Invalid params: ${message}`)
+  }
+  if (!isPlainObject(params)) return invalid(`tools/call needs "params": { "name": string, "arguments"?: object }, got ${kindOf(params)}`)
+  if (typeof params.name !== 'string') return invalid(`tools/call "params.name" must be a string (the tool's name), got ${kindOf(params.name)}`)
+  // null is read as "no arguments": some clients send it for a tool without parameters.
+  const args = params.arguments ?? undefined
+  if (args !== undefined && !isPlainObject(args)) {
+    return invalid(`tools/call "params.arguments" must be an object of the tool's arguments, got ${kindOf(args)}`)
+  }
+  const meta = params._meta
+  const token = isPlainObject(meta) ? meta.progressToken : undefined
+  const progressToken = typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)) ? token : undefined
+  return { name: params.name, arguments: args, progressToken }
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'none'
+  if (value === null) return 'null'
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`
+}
 
 /**
- * The MCP SDK, loaded on the first `createMcpServer` call: it is the
- * heaviest dependency (≈ 100 ms to import) and most users of the package
- * never serve MCP. `createMcpServer` is synchronous, so the SDK's CommonJS
- * build is required rather than imported; the server it returns speaks the
- * same protocol to any transport (the ESM `StdioServerTransport` included).
+ * Send `notifications/progress` every `everyMs` while a call runs: the
+ * client asked for it with `_meta.progressToken`, and a client that resets
+ * its timeout on progress (the SDK's `resetTimeoutOnProgress`) then keeps
+ * waiting for a long `bash` or `grep` instead of giving up. The tools report
+ * no fraction done, so `progress` counts the notifications (it must
+ * increase) and `message` says how long the call has run; there is no
+ * `total`.
  */
-function mcpSdk(): McpSdk {
-  if (sdk === undefined) {
-    const require = createRequire(import.meta.url)
-    sdk = {
-      ...(require('@modelcontextprotocol/sdk/server/index.js') as object),
-      ...(require('@modelcontextprotocol/sdk/types.js') as object),
-    } as McpSdk
-  }
-  return sdk
+function startProgress(toolName: string, progressToken: ProgressToken, everyMs: number, extra: RequestExtra): NodeJS.Timeout | undefined {
+  if (everyMs === Number.POSITIVE_INFINITY) return undefined
+  const started = performance.now()
+  let count = 0
+  const timer = setInterval(() => {
+    count++
+    const seconds = (performance.now() - started) / 1000
+    extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: count, message: `${toolName} running for ${seconds.toFixed(seconds < 10 ? 1 : 0)} s` },
+      })
+      .catch(() => undefined) // the connection closed: the call's own answer fails the same way
+  }, everyMs)
+  timer.unref()
+  return timer
+}
+
+const DEFAULT_PROGRESS_INTERVAL_MS = 1000
+
+function resolveProgressInterval(value: unknown): number {
+  if (value === undefined) return DEFAULT_PROGRESS_INTERVAL_MS
+  if (value === Number.POSITIVE_INFINITY || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 10)) return value
+  throw new E_INVALID_OPTIONS(
+    `createMcpServer: progressIntervalMs must be an integer ≥ 10 (milliseconds) or Infinity for no progress notifications (got ${String(value)})`,
+    { details: { invalid: ['progressIntervalMs'] } },
+  )
 }
 
 /** The SDK accepts a missing name or version and reports it to clients as is; a missing options object was a raw TypeError. */
