@@ -50,5 +50,6 @@ export function createCallContext(
     // The turn's permission gate and decision listeners hold for each of its calls.
     ...(ctx.permissions === undefined ? {} : { permissions: ctx.permissions }),
     emitPermissionDecision: (event) => ctx.emitPermissionDecision?.(event),
+    emitNetworkRequest: (event) => ctx.emitNetworkRequest?.(event),
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The per-turn context every executor runs against: identity, cancellation
- * and the two observability events.
+ * and the observability events.
  *
  * @module
  */
@@ -115,6 +115,36 @@ export interface ToolCallGate {
   authorize(call: GatedToolCall, ctx: DispatchContext): void | Promise<void>
 }
 
+/**
+ * Payload of the `networkRequest` event: one decision of the allowlist proxy
+ * of a sandbox with `allowNetwork: { domains }`, made before any byte was
+ * sent to the host.
+ */
+export interface NetworkRequestEvent {
+  /** The tool whose command asked (`bash`). */
+  toolName: string
+  /** The context's `id`. */
+  turnId: string
+  /** The call's `callId`. */
+  callId: string
+  /** The host the program asked for (lower case, no brackets). */
+  host: string
+  /** The port it asked for. */
+  port: number
+  /** `CONNECT` (a tunnel, e.g. HTTPS) or the method of a plain HTTP request. */
+  method: string
+  /** Whether the proxy let it through. */
+  allowed: boolean
+  /** Why: the matching entry, or why it was refused. */
+  reason: string
+  /** The allowlist entry that matched, if one did. */
+  rule?: string
+  /** The address the proxy connected to, when allowed. */
+  address?: string
+  /** Epoch milliseconds of the decision. */
+  at: number
+}
+
 /** Event names and payloads a {@link ObservableDispatchContext} emits. */
 export interface DispatchEvents {
   /** Emitted after validation, just before the handler runs. */
@@ -123,6 +153,8 @@ export interface DispatchEvents {
   toolExecutionEnd: ToolExecutionEndEvent
   /** Emitted once per call that met a permission gate, allowed or denied. */
   permissionDecision: PermissionDecisionEvent
+  /** Emitted by `bash` for every request its command made through the allowlist proxy. */
+  networkRequest: NetworkRequestEvent
 }
 
 /** A listener for one of the {@link DispatchEvents}. */
@@ -153,6 +185,10 @@ export interface DispatchContext {
   readonly permissions?: ToolCallGate
   /** Called by the permission gate with every decision it takes. */
   emitPermissionDecision?(event: PermissionDecisionEvent): void
+   * Called by `bash` for each decision of the allowlist proxy. Optional: a
+   * context without it simply does not hear them.
+   */
+  emitNetworkRequest?(event: NetworkRequestEvent): void
 }
 
 /** The context {@link createDispatchContext} returns: a {@link DispatchContext} you can listen to and abort. */
@@ -201,6 +237,7 @@ export interface DispatchContextOptions {
   onPermissionDecision?: DispatchListener<'permissionDecision'>
   /** The permission gate every call must pass (a `Permissions`); none by default. */
   permissions?: ToolCallGate
+  onNetworkRequest?: DispatchListener<'networkRequest'>
 }
 
 /**
@@ -232,6 +269,7 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     toolExecutionStart: new Set(),
     toolExecutionEnd: new Set(),
     permissionDecision: new Set(),
+    networkRequest: new Set(),
   }
   const emit = <E extends keyof DispatchEvents>(event: E, payload: DispatchEvents[E]): void => {
     for (const listener of listeners[event]) {
@@ -253,6 +291,7 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     emitToolExecutionEnd: (event) => emit('toolExecutionEnd', event),
     emitPermissionDecision: (event) => emit('permissionDecision', event),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+    emitNetworkRequest: (event) => emit('networkRequest', event),
     on(event, listener) {
       listeners[event].add(listener)
       return this
@@ -265,5 +304,6 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
   if (options.onToolExecutionStart) context.on('toolExecutionStart', options.onToolExecutionStart)
   if (options.onToolExecutionEnd) context.on('toolExecutionEnd', options.onToolExecutionEnd)
   if (options.onPermissionDecision) context.on('permissionDecision', options.onPermissionDecision)
+  if (options.onNetworkRequest) context.on('networkRequest', options.onNetworkRequest)
   return context
 }

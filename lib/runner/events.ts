@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { PermissionDecisionEvent } from '../core/dispatch_context.js'
+import type { NetworkRequestEvent, PermissionDecisionEvent } from '../core/dispatch_context.js'
 import type { ToolCallRow } from './journal.js'
 import type { ModelToolCall } from './messages.js'
 
@@ -107,6 +107,15 @@ export interface PermissionDecisionTurnEvent extends PermissionDecisionEvent {
   type: 'permission-decision'
 }
 
+/**
+ * A command of a tool call asked the allowlist proxy for a host (sandboxes
+ * with `allowNetwork: { domains }`): what it asked and what was decided.
+ */
+export interface NetworkRequestTurnEvent extends Omit<NetworkRequestEvent, 'turnId'> {
+  /** Discriminator. */
+  type: 'network-request'
+}
+
 /** The turn finished. */
 export interface TurnEndEvent {
   /** Discriminator. */
@@ -126,6 +135,7 @@ export type TurnEvent =
   | ToolStartEvent
   | ToolEndEvent
   | PermissionDecisionTurnEvent
+  | NetworkRequestTurnEvent
   | TurnEndEvent
 
 /** A listener for {@link TurnEvent}s; one that throws is ignored. */

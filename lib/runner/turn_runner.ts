@@ -292,6 +292,7 @@ class Turn {
       emitToolExecutionEnd: () => undefined,
       ...(runner.permissions === undefined ? {} : { permissions: runner.permissions.forTurn() }),
       emitPermissionDecision: (event) => services.emit({ type: 'permission-decision', ...event }),
+      emitNetworkRequest: ({ turnId: _turnId, ...event }) => services.emit({ type: 'network-request', ...event }),
     }
     this.#messages = options.fork ? copyMessages(options.fork.messages) : []
     // Spooled results of the forked turn stay readable through the artifact tools.

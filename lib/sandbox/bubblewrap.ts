@@ -55,6 +55,8 @@ export interface BubblewrapPolicy {
   cwd: string
   /** Cut the network (a fresh network namespace with only loopback). */
   unshareNetwork: boolean
+  /** The command runs in an existing namespace (the allowlist proxy's): no resolver is needed inside. */
+  joinedNetwork?: boolean
   /** Extra read-write paths, resolved once ({@link resolveWritablePaths}). */
   writable: readonly WritablePath[]
   /** Paths inside the root that stay read-only (each, and what it contains). */
@@ -245,7 +247,7 @@ function isWithin(inner: string, outer: string): boolean {
 export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[]): string[] {
   const argv = [...BASE_FLAGS]
   if (policy.unshareNetwork) argv.push('--unshare-net')
-  else keepResolverReachable(argv)
+  else if (policy.joinedNetwork !== true) keepResolverReachable(argv)
   // A writable path is bound only while it still resolves where it did at first:
   // otherwise a swapped symlink could make any host folder writable.
   const writable = policy.writable

@@ -39,8 +39,10 @@ export type SandboxEngineName = 'bubblewrap' | 'unshare' | 'direct' | 'unavailab
 
 /** What {@link selectEngine} needs to know of a sandbox. */
 export interface EngineSettings {
-  /** `Sandbox.allowNetwork`. */
+  /** `Sandbox.allowNetwork === true`: the host's network, no namespace. */
   readonly allowNetwork: boolean
+  /** `allowNetwork: { domains }`: a network namespace whose only way out is the proxy. */
+  readonly allowlist?: boolean
   /** The `isolation` option, defaults applied. */
   readonly wanted: Readonly<{ filesystem: boolean; network: boolean; pid: boolean }>
   /** Absolute extra writable paths. */
@@ -67,6 +69,11 @@ export interface EngineCommand {
   hostCwd: string
   /** The environment the program gets. */
   env: Record<string, string>
+  /**
+   * Run in this existing network namespace (the allowlist proxy's) instead
+   * of a fresh one: the program to exec first and its arguments.
+   */
+  join?: { readonly file: string; readonly args: readonly string[] }
 }
 
 /** What to spawn for a command. */
@@ -133,7 +140,8 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
       status: (exitCode, signal) => ({ exitCode, signal, hint: '' }),
     }
   }
-  const wantNetwork = !settings.allowNetwork && settings.wanted.network
+  // The allowlist needs a namespace too: the proxy is its only way out.
+  const wantNetwork = (!settings.allowNetwork || settings.allowlist === true) && settings.wanted.network
   if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
   const unshareNetwork = wantNetwork && probe.network
   const bwrap = probe.bwrap
@@ -144,24 +152,29 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
     // and the kit's own process (and its environment) unreachable.
     isolation: Object.freeze({ filesystem: true, network: unshareNetwork, pid: true }),
     unavailableReason: undefined,
-    launch: (command) => ({
-      file: bwrap,
-      args: bubblewrapArgs(
+    launch: (command) => {
+      const args = bubblewrapArgs(
         {
           root: command.root,
           cwd: command.cwd,
-          unshareNetwork,
+          // A joined namespace is already cut off: bwrap must not make another.
+          unshareNetwork: unshareNetwork && command.join === undefined,
+          joinedNetwork: command.join !== undefined,
           writable,
           readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,
         },
         command.file,
         command.args,
-      ),
-      cwd: command.hostCwd,
-      env: withPrivateTmp(command.env, settings.explicitEnv),
-      contained: true,
-    }),
+      )
+      return {
+        file: command.join?.file ?? bwrap,
+        args: command.join ? [...command.join.args, bwrap, ...args] : args,
+        cwd: command.hostCwd,
+        env: withPrivateTmp(command.env, settings.explicitEnv),
+        contained: true,
+      }
+    },
     canStart: (file, root) => isVisibleInside(file, { root, writable, unreadable: settings.unreadable }),
     // bwrap's init reports a death by signal N as 128 + N (like a shell).
     // Read it as the signal: `exit 137` on purpose is far rarer than a kill.

@@ -8,9 +8,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
-import { isNeverWritable } from './bubblewrap.js'
+import { isNeverWritable, probeBubblewrap } from './bubblewrap.js'
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
+import { findSystemExecutable } from './isolation.js'
+import { isValidAllowlistEntry, NetworkAllowlist } from './network_allowlist.js'
+import { NetworkGateway } from './network_gateway.js'
+import { NetworkProxy } from './network_proxy.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
@@ -63,6 +67,12 @@ export const DEFAULT_UNREADABLE_PATHS: readonly string[] = Object.freeze([
  */
 export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze(['.git'])
 
+/** The domain allowlist form of {@link SandboxOptions.allowNetwork}. */
+export interface NetworkAllowlistOptions {
+  /** Exact hosts, `*.` wildcards, or `*`; compared case-insensitively. */
+  domains: string[]
+}
+
 /** Options of `new Sandbox(options)` and `createTools(options)`. */
 export interface SandboxOptions {
   /**
@@ -90,11 +100,25 @@ export interface SandboxOptions {
    */
   timeoutMs?: number
   /**
-   * Let `bash` reach the network: no network namespace and no command guard.
+   * What network `bash` commands reach.
+   *
+   * - `false`: none — an empty network namespace (only the command's own
+   *   loopback).
+   * - `true`: the host's whole network (no namespace, no command guard).
+   * - `{ domains }`: only the listed hosts, through a proxy the kit runs
+   *   (HTTP `CONNECT` and plain HTTP). Entries are exact hosts
+   *   (`registry.npmjs.org`, `127.0.0.1`), wildcards (`*.github.com`, which
+   *   never matches the bare `github.com`) or `*` (any host). A host that
+   *   resolves to a loopback, private, link-local or metadata address is
+   *   refused unless listed exactly. Every decision is a `networkRequest`
+   *   event; a refused request answers 403 naming the host. Needs the OS
+   *   sandbox (bubblewrap with a network namespace); elsewhere `bash`
+   *   refuses with `TOOL_SANDBOX_UNAVAILABLE`. Call {@link Sandbox.close} when
+   *   done.
    *
    * @defaultValue false
    */
-  allowNetwork?: boolean
+  allowNetwork?: boolean | NetworkAllowlistOptions
   /**
    * When the word guard (`assertOfflineCommand`: refusing `curl`, `npm`,
    * `git push`, URLs in arguments…) runs before a `bash` command, with
@@ -221,7 +245,25 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
     rootDir: validator.string().min(1).pattern(/^[^\0]*$/, 'no NUL bytes'),
     maxOutputBytes: validator.number().integer().min(64).max(MAX_OUTPUT_BYTES_LIMIT).default(200_000),
     timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(60_000),
-    allowNetwork: validator.boolean().default(false),
+    allowNetwork: validator
+      .alternatives()
+      .try(
+        validator.boolean(),
+        validator
+          .object({
+            domains: validator
+              .array()
+              .items(
+                validator
+                  .string()
+                  .custom((value: string, helpers) => (isValidAllowlistEntry(value) ? value : helpers.error('any.invalid')))
+                  .messages({ 'any.invalid': '{#label} must be a host name, an IP address, "*.example.com" or "*"' }),
+              )
+              .required(),
+          })
+          .unknown(false),
+      )
+      .default(false),
     networkGuard: validator.string().valid('auto', 'always').default('auto'),
     writablePaths: pathList(
       (p) => path.isAbsolute(p) && !isNeverWritable(path.resolve(p)),
@@ -290,7 +332,10 @@ export class Sandbox {
   #rootDir: string | undefined
   readonly #maxOutputBytes: number
   readonly #timeoutMs: number
-  readonly #allowNetwork: boolean
+  readonly #allowNetwork: boolean | Readonly<{ domains: readonly string[] }>
+  readonly #allowlist: NetworkAllowlist | undefined
+  #gateway: NetworkGateway | undefined
+  #closed = false
   readonly #env: Readonly<Record<string, string>>
   readonly #wantedIsolation: Readonly<Required<SandboxIsolationOptions>>
   readonly #networkGuard: 'auto' | 'always'
@@ -318,7 +363,11 @@ export class Sandbox {
     if (valid.rootDir !== undefined) this.#rootDir = path.resolve(valid.rootDir)
     this.#maxOutputBytes = valid.maxOutputBytes
     this.#timeoutMs = valid.timeoutMs
-    this.#allowNetwork = valid.allowNetwork
+    if (typeof valid.allowNetwork === 'boolean') this.#allowNetwork = valid.allowNetwork
+    else {
+      this.#allowlist = new NetworkAllowlist(valid.allowNetwork.domains)
+      this.#allowNetwork = Object.freeze({ domains: this.#allowlist.domains })
+    }
     this.#env = Object.freeze({ ...valid.env })
     this.#wantedIsolation = Object.freeze({ ...valid.isolation })
     this.#networkGuard = valid.networkGuard
@@ -361,9 +410,53 @@ export class Sandbox {
     return this.#timeoutMs
   }
 
-  /** Whether `bash` may reach the network. */
-  get allowNetwork(): boolean {
+  /**
+   * What network `bash` commands reach: `false`, `true`, or `{ domains }`
+   * (normalised: lower case, no trailing dot, no duplicates; frozen).
+   */
+  get allowNetwork(): boolean | Readonly<{ domains: readonly string[] }> {
     return this.#allowNetwork
+  }
+
+  /** The allowlist's entries with `allowNetwork: { domains }`, else `undefined`. */
+  get allowedDomains(): readonly string[] | undefined {
+    return this.#allowlist?.domains
+  }
+
+  /**
+   * Release what the sandbox holds: the allowlist proxy's namespace holder
+   * and every connection through it. Commands started afterwards fail with
+   * `TOOL_SANDBOX_UNAVAILABLE` when they need the proxy. Idempotent; a
+   * sandbox without a domain allowlist holds nothing.
+   *
+   * @returns Once released.
+   */
+  async close(): Promise<void> {
+    this.#closed = true
+    this.#gateway?.close()
+    this.#gateway = undefined
+  }
+
+  /**
+   * The allowlist proxy's gateway (started on first use by `bash`), or the
+   * reason there can be none.
+   *
+   * @internal
+   */
+  networkGateway(): NetworkGateway | string {
+    if (this.#allowlist === undefined) return 'this sandbox has no domain allowlist'
+    if (this.#closed) return 'the sandbox was closed'
+    const engine = this.engine
+    if (engine.name !== 'bubblewrap' || !engine.isolation.network) {
+      return engine.name === 'bubblewrap'
+        ? 'the kernel refuses a network namespace here, and the allowlist needs one'
+        : 'the network allowlist needs the OS sandbox (bubblewrap), which this sandbox does not use'
+    }
+    const bwrap = probeBubblewrap().bwrap
+    const nsenter = findSystemExecutable('nsenter')
+    if (bwrap === undefined || nsenter === undefined) return 'nsenter (util-linux) is not installed'
+    this.#gateway ??= new NetworkGateway({ bwrap, nsenter }, new NetworkProxy(this.#allowlist))
+    return this.#gateway
   }
 
   /** Extra environment variables for spawned processes (frozen). */
@@ -420,7 +513,7 @@ export class Sandbox {
    * @internal
    */
   get guardsCommands(): boolean {
-    if (this.#allowNetwork) return false
+    if (this.#allowNetwork !== false) return false
     return this.#networkGuard === 'always' || !this.engine.isolation.network
   }
 
@@ -431,7 +524,8 @@ export class Sandbox {
    */
   get engine(): SandboxEngine {
     this.#engine ??= selectEngine({
-      allowNetwork: this.#allowNetwork,
+      allowNetwork: this.#allowNetwork === true,
+      allowlist: this.#allowlist !== undefined,
       wanted: this.#wantedIsolation,
       writable: this.#writablePaths,
       readOnly: this.#readOnlyPaths,

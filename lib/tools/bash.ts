@@ -13,12 +13,15 @@ import {
   E_TOOL_PATH_INVALID,
   E_TOOL_SANDBOX_UNAVAILABLE,
 } from '../exceptions.js'
+import type { DispatchContext } from '../core/dispatch_context.js'
 import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { resolveExecutable } from '../sandbox/executable.js'
 import { openInside } from '../sandbox/files.js'
 import { assertOfflineCommand } from '../sandbox/network.js'
+import type { GatewayLease } from '../sandbox/network_gateway.js'
+import type { NetworkDecision } from '../sandbox/network_proxy.js'
 import { resolveInRoot } from '../sandbox/paths.js'
 import { runBounded } from '../sandbox/process.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -110,14 +113,89 @@ export class BashTool extends Tool<any, BashArgs> {
         'Run one program inside the sandbox and return its combined stdout and stderr. There is NO shell: `cmd` is the program and `args` its arguments; ' +
         'for pipes, redirects or globbing use { "cmd": "sh", "args": ["-c", "…"] }. `opts.cwd` is relative to the sandbox root. ' +
         `Non-zero exits are errors carrying the output; commands are killed after ${sandbox.timeoutMs} ms.` +
-        (sandbox.allowNetwork ? '' : ' Network access is disabled.'),
+        networkSentence(sandbox),
       inputSchema: bashSchema,
       sideEffect: true,
       idempotent: false,
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
-      handler: (args, _ctx, _meta, call) => bashHandler(sandbox, args, call),
+      handler: (args, ctx, _meta, call) => bashHandler(sandbox, args, call, ctx),
     })
   }
+}
+
+function networkSentence(sandbox: Sandbox): string {
+  const domains = sandbox.allowedDomains
+  if (domains === undefined) return sandbox.allowNetwork === true ? '' : ' Network access is disabled.'
+  const listed = domains.length === 0 ? 'no host' : domains.join(', ')
+  return (
+    ` Network access goes through a proxy (HTTP_PROXY/HTTPS_PROXY are set) that allows only: ${listed}; ` +
+    'other hosts answer 403 naming the host, so you can ask the user to allow it.'
+  )
+}
+
+/** Most refused hosts named in the note under a command's output. */
+const MAX_NOTED_REFUSALS = 10
+
+/** The note added to a command's output when the proxy refused some of its requests. */
+function refusalNote(decisions: readonly NetworkDecision[]): string {
+  const refused = new Map<string, NetworkDecision>()
+  for (const decision of decisions) if (!decision.allowed) refused.set(`${decision.host}:${decision.port}`, decision)
+  if (refused.size === 0) return ''
+  const named = [...refused.values()].slice(0, MAX_NOTED_REFUSALS).map((d) => `${d.host}:${d.port} (${d.reason})`)
+  const more = refused.size > MAX_NOTED_REFUSALS ? ` and ${refused.size - MAX_NOTED_REFUSALS} more` : ''
+  const hosts = [...new Set([...refused.values()].map((d) => d.host))].slice(0, MAX_NOTED_REFUSALS)
+  return (
+    `[toolsmith] The network proxy refused ${named.join(', ')}${more}. Nothing was sent to ${refused.size === 1 ? 'it' : 'them'}. ` +
+    `If the task needs ${hosts.length === 1 ? 'this host' : 'these hosts'}, ask the user to add ${hosts.map((h) => JSON.stringify(h)).join(', ')} ` +
+    'to the sandbox\'s allowNetwork.domains (toolsmith CLI: --allow-domain).\n'
+  )
+}
+
+function withNote(output: string, note: string): string {
+  if (note === '') return output
+  return `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}${note}`
+}
+
+/** The variables every common client reads for its proxy (curl, wget, git, pip, npm, Python, Node ≥ 24). */
+function proxyEnvironment(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY: '',
+    no_proxy: '',
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+    NODE_USE_ENV_PROXY: '1',
+  }
+}
+
+async function openLease(sandbox: Sandbox, call: ToolCallInfo, ctx: DispatchContext | undefined, decisions: NetworkDecision[]): Promise<GatewayLease> {
+  const gateway = sandbox.networkGateway()
+  if (typeof gateway === 'string') throw networkUnavailable(gateway)
+  try {
+    return await gateway.lease({
+      onDecision: (decision) => {
+        // Bounded: a command looping over refused requests must not grow the kit.
+        if (decisions.length < 1000) decisions.push(decision)
+        ctx?.emitNetworkRequest?.({ ...decision, toolName: call.toolName, callId: call.callId, turnId: ctx.id, at: Date.now() })
+      },
+    })
+  } catch (error) {
+    throw networkUnavailable(`its network namespace could not be made: ${(error as Error).message}`)
+  }
+}
+
+function networkUnavailable(reason: string): E_TOOL_SANDBOX_UNAVAILABLE {
+  return new E_TOOL_SANDBOX_UNAVAILABLE(
+    `bash cannot run commands with a network allowlist here: ${reason}. Nothing was run. ` +
+      'Ask the user to run on Linux with bubblewrap and user namespaces, or to choose allowNetwork: false (no network) or true (all of it).',
+    { details: { reason } },
+  )
 }
 
 function sandboxUnavailable(reason: string): E_TOOL_SANDBOX_UNAVAILABLE {
@@ -166,10 +244,16 @@ async function usableProcCwd(candidate: string): Promise<boolean> {
  * @param sandbox - The sandbox whose root and limits apply.
  * @param args - Validated args.
  * @param call - The call (its abort signal is honoured).
+ * @param ctx - The dispatch context: hears the allowlist proxy's `networkRequest` decisions.
  * @returns The tool's result text.
  * @internal
  */
-export async function bashHandler(sandbox: Sandbox, { cmd, args = [], opts = {} }: BashArgs, call: ToolCallInfo): Promise<string> {
+export async function bashHandler(
+  sandbox: Sandbox,
+  { cmd, args = [], opts = {} }: BashArgs,
+  call: ToolCallInfo,
+  ctx?: DispatchContext,
+): Promise<string> {
   const engine = sandbox.engine
   if (engine.unavailableReason !== undefined) throw sandboxUnavailable(engine.unavailableReason)
   if (sandbox.guardsCommands) assertOfflineCommand(cmd, args)
@@ -208,28 +292,39 @@ export async function bashHandler(sandbox: Sandbox, { cmd, args = [], opts = {} 
       )
     }
     const procCwd = `/proc/self/fd/${directory.fd}`
-    const plan = engine.launch({
-      file,
-      args,
-      root: resolved.root,
-      cwd: resolved.absolute,
-      hostCwd: (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute,
-      env,
-    })
-    const result = await runBounded({
-      ...plan,
-      maxOutputBytes: sandbox.maxOutputBytes,
-      timeoutMs: sandbox.timeoutMs,
-      signal: call.signal,
-      mergeStderr: true,
-      mode: 'headTail',
-      label: `\`${cmd}\``,
-    })
+    const hostCwd = (await usableProcCwd(procCwd)) ? procCwd : resolved.absolute
+    const decisions: NetworkDecision[] = []
+    const lease = sandbox.allowedDomains === undefined ? undefined : await openLease(sandbox, call, ctx, decisions)
+    let result: Awaited<ReturnType<typeof runBounded>>
+    try {
+      const plan = engine.launch({
+        file,
+        args,
+        root: resolved.root,
+        cwd: resolved.absolute,
+        hostCwd,
+        env: lease ? { ...env, ...proxyEnvironment(lease.port) } : env,
+        ...(lease ? { join: lease.join } : {}),
+      })
+      result = await runBounded({
+        ...plan,
+        maxOutputBytes: sandbox.maxOutputBytes,
+        timeoutMs: sandbox.timeoutMs,
+        signal: call.signal,
+        mergeStderr: true,
+        mode: 'headTail',
+        label: `\`${cmd}\``,
+      })
+    } finally {
+      lease?.close()
+    }
+    const note = refusalNote(decisions)
     const status = engine.status(result.exitCode, result.signal)
-    if (status.exitCode === 0) return result.output
+    if (status.exitCode === 0) return withNote(result.output, note)
     const how =
       status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
-    const output = engine.isolation.network ? withNetworkNote(result.output) : result.output
+    const output =
+      lease !== undefined ? withNote(result.output, note) : engine.isolation.network ? withNetworkNote(result.output) : result.output
     throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
       details: { exitCode: status.exitCode, signal: status.signal, output },
     })

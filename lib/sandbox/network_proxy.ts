@@ -1,0 +1,306 @@
+/**
+ * The allowlist proxy: the one way out of a sandbox run with
+ * `allowNetwork: { domains }`. It runs in the kit's own process, outside the
+ * command's network namespace, and speaks HTTP `CONNECT` (tunnels, for
+ * HTTPS and anything else over TCP) and plain HTTP with absolute URLs.
+ *
+ * @module
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { connect, isIP, type LookupFunction, type Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { normalizeHost, type NetworkAllowlist } from './network_allowlist.js'
+import { restrictedKind } from './restricted_addresses.js'
+
+/** One decision of the proxy, before any byte is sent to the host. */
+export interface NetworkDecision {
+  /** The host the program asked for (normalised: lower case, no brackets). */
+  readonly host: string
+  /** The port it asked for. */
+  readonly port: number
+  /** `CONNECT`, or the method of a plain HTTP request. */
+  readonly method: string
+  /** Whether the proxy let it through. */
+  readonly allowed: boolean
+  /** Why, in words a model can act on. */
+  readonly reason: string
+  /** The allowlist entry that matched, if one did. */
+  readonly rule?: string
+  /** The address connected to, when allowed. */
+  readonly address?: string
+}
+
+/** Who made the connections of one command: decisions are reported to it. */
+export interface ProxyClient {
+  /** Called once per decision, synchronously. */
+  onDecision(decision: NetworkDecision): void
+}
+
+/** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1, plus the proxy's own). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+/** The text a refused program receives, naming the host and how to allow it. */
+export function refusalText(decision: NetworkDecision): string {
+  return (
+    `toolsmith network proxy: ${decision.host}:${decision.port} was refused (${decision.reason}). Nothing was sent to it.\n` +
+    `To allow it, ask the user to add "${decision.host}" to the sandbox's allowNetwork.domains ` +
+    `(toolsmith CLI: --allow-domain ${decision.host}).\n`
+  )
+}
+
+function splitHostPort(authority: string, defaultPort: number): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(authority)
+  if (!match) return undefined
+  const port = match[2] === undefined ? defaultPort : Number(match[2])
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined
+  return { host: normalizeHost(match[1]!), port }
+}
+
+function forwardedHeaders(raw: readonly string[]): string[] {
+  const named = new Set<string>()
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'connection') for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase())
+  }
+  const out: string[] = []
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase()
+    if (HOP_BY_HOP.has(name) || named.has(name)) continue
+    out.push(raw[i]!, raw[i + 1]!)
+  }
+  return out
+}
+
+/** A lookup that answers only with the addresses the proxy checked (no second resolution to race). */
+function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, addresses)
+    else callback(null, addresses[0]!.address, addresses[0]!.family)
+  }) as unknown as LookupFunction
+}
+
+function resolveAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  )
+}
+
+/** An allowed decision carries the checked addresses to connect to. */
+interface Verdict extends NetworkDecision {
+  readonly addresses?: readonly LookupAddress[]
+}
+
+/**
+ * The proxy of one sandbox.
+ *
+ * @remarks
+ * It never listens on the host: the connections it serves are accepted on
+ * listeners that live in the command's network namespace (see
+ * `NetworkGateway`). For every request it checks the host against the
+ * allowlist **before** resolving it, resolves it once, drops restricted
+ * addresses unless the host is listed exactly, and connects only to the
+ * addresses it checked (so a second, rebinding answer cannot slip in).
+ * Refusals answer `403` with a body that names the host and how to allow
+ * it. Bodies are streamed both ways with back-pressure: memory stays flat
+ * whatever the size.
+ *
+ * @internal
+ */
+export class NetworkProxy {
+  readonly #allowlist: NetworkAllowlist
+  readonly #server: Server
+  readonly #clients = new WeakMap<object, ProxyClient>()
+  readonly #agent = new Agent({ keepAlive: true, maxFreeSockets: 16 })
+  readonly #sockets = new Set<Duplex>()
+
+  /**
+   * @param allowlist - The hosts that may be reached.
+   */
+  constructor(allowlist: NetworkAllowlist) {
+    this.#allowlist = allowlist
+    // Never listens: connections are handed in by accept().
+    this.#server = createServer({ requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 5_000 })
+    this.#server.on('request', (req, res) => void this.#onRequest(req, res))
+    this.#server.on('connect', (req, socket, head) => void this.#onConnect(req, socket, head))
+    this.#server.on('clientError', (_error, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      else socket.destroy()
+    })
+  }
+
+  /** The allowlist it enforces. */
+  get allowlist(): NetworkAllowlist {
+    return this.#allowlist
+  }
+
+  /**
+   * Serve one connection a sandboxed program opened.
+   *
+   * @param socket - The accepted connection.
+   * @param client - Who gets the decisions made on it.
+   */
+  accept(socket: Socket, client: ProxyClient): void {
+    this.#clients.set(socket, client)
+    this.#track(socket)
+    this.#server.emit('connection', socket)
+  }
+
+  /**
+   * Decide on one request: allowlist first, then resolution and the address rule.
+   *
+   * @param host - Requested host.
+   * @param port - Requested port.
+   * @param method - `CONNECT` or the HTTP method.
+   * @returns The decision, with the checked addresses when allowed.
+   */
+  async decide(host: string, port: number, method: string): Promise<Verdict> {
+    const base = { host, port, method }
+    const match = this.#allowlist.match(host)
+    if (match === undefined) return { ...base, allowed: false, reason: 'not in the allowlist' }
+    let addresses: LookupAddress[]
+    if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) }]
+    else {
+      try {
+        addresses = await resolveAll(host)
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error'
+        return { ...base, allowed: false, rule: match.entry, reason: `could not resolve the host (${code})` }
+      }
+    }
+    const usable = match.exact ? addresses : addresses.filter((a) => restrictedKind(a.address) === undefined)
+    if (usable.length === 0) {
+      const first = addresses[0]
+      const kind = first ? restrictedKind(first.address) : undefined
+      return {
+        ...base,
+        allowed: false,
+        rule: match.entry,
+        reason:
+          `it resolves to a ${kind ?? 'restricted'} address (${first?.address ?? 'none'}), which only an exact entry allows ` +
+          `(matched "${match.entry}")`,
+      }
+    }
+    return { ...base, allowed: true, rule: match.entry, reason: `listed as "${match.entry}"`, address: usable[0]!.address, addresses: usable }
+  }
+
+  /** Close every connection still open (the sandbox is closing). */
+  close(): void {
+    for (const socket of this.#sockets) socket.destroy()
+    this.#sockets.clear()
+    this.#agent.destroy()
+  }
+
+  #track(socket: Duplex): void {
+    this.#sockets.add(socket)
+    socket.once('close', () => this.#sockets.delete(socket))
+  }
+
+  #report(socket: object, verdict: Verdict): void {
+    const { addresses: _addresses, ...decision } = verdict
+    try {
+      this.#clients.get(socket)?.onDecision(Object.freeze(decision))
+    } catch {
+      // A throwing observer must not break the program's connection.
+    }
+  }
+
+  async #onConnect(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const target = splitHostPort(req.url ?? '', 443)
+    if (target === undefined) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    const verdict = await this.decide(target.host, target.port, 'CONNECT')
+    this.#report(req.socket, verdict)
+    if (!verdict.allowed || verdict.addresses === undefined) {
+      const body = refusalText(verdict)
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Toolsmith-Refused: ${verdict.host}\r\nConnection: close\r\n\r\n${body}`,
+      )
+      return
+    }
+    const upstream = connect({ host: verdict.host, port: target.port, lookup: pinnedLookup(verdict.addresses) })
+    this.#track(upstream)
+    upstream.once('connect', () => {
+      upstream.off('error', failEarly)
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      if (head.length > 0) upstream.write(head)
+      upstream.pipe(socket)
+      socket.pipe(upstream)
+      upstream.on('error', () => socket.destroy())
+      socket.on('error', () => upstream.destroy())
+      upstream.once('close', () => socket.destroy())
+      socket.once('close', () => upstream.destroy())
+    })
+    const failEarly = (error: NodeJS.ErrnoException): void => {
+      const body = `toolsmith network proxy: could not connect to ${verdict.host}:${target.port} (${error.code ?? error.message}).\n`
+      socket.end(`HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    }
+    upstream.once('error', failEarly)
+    socket.once('error', () => upstream.destroy())
+  }
+
+  async #onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL | undefined
+    try {
+      url = new URL(req.url ?? '')
+    } catch {
+      url = undefined
+    }
+    if (url === undefined || url.protocol !== 'http:') {
+      const body = 'toolsmith network proxy: send an absolute http:// URL, or use CONNECT (HTTPS_PROXY) for anything else.\n'
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body)
+      return
+    }
+    const host = normalizeHost(url.hostname)
+    const port = url.port === '' ? 80 : Number(url.port)
+    const verdict = await this.decide(host, port, req.method ?? 'GET')
+    this.#report(req.socket, verdict)
+    if (!verdict.allowed || verdict.addresses === undefined) {
+      const body = refusalText(verdict)
+      req.resume()
+      res
+        .writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-toolsmith-refused': verdict.host })
+        .end(body)
+      return
+    }
+    const upstream = httpRequest({
+      host,
+      port,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers: forwardedHeaders(req.rawHeaders),
+      setHost: false,
+      agent: this.#agent,
+      lookup: pinnedLookup(verdict.addresses),
+    })
+    upstream.on('response', (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders))
+      answer.pipe(res)
+      answer.on('error', () => res.destroy())
+    })
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      const body = `toolsmith network proxy: could not reach ${host}:${port} (${error.code ?? error.message}).\n`
+      res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body)
+    })
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy()
+    })
+    req.pipe(upstream)
+  }
+}
