@@ -113,6 +113,7 @@ export {
   type DispatchEvents,
   type DispatchListener,
   type GatedToolCall,
+  type NetworkRequestEvent,
   type ObservableDispatchContext,
   type PermissionDecisionEvent,
   type PermissionRuleRef,
@@ -269,6 +270,7 @@ export {
   MAX_OUTPUT_BYTES_LIMIT,
   MAX_TIMEOUT_MS,
   Sandbox,
+  type NetworkAllowlistOptions,
   type SandboxEnforcement,
   type SandboxEngineName,
   type SandboxIsolation,
@@ -428,6 +430,7 @@ export {
 export {
   type ModelEndEvent,
   type ModelStartEvent,
+  type NetworkRequestTurnEvent,
   type RetryWarningEvent,
   type ToolEndEvent,
   type PermissionDecisionTurnEvent,

@@ -9,16 +9,17 @@ import { CliUsageError } from './usage.js'
 
 /** The commands, and the options each accepts besides `--help`. */
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
-  call: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
-  describe: ['root', 'allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
+  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
+  call: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
+  describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
   demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
-  doctor: ['root', 'allow-network', 'no-os-sandbox'],
+  doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox'],
 }
 
 const ALL_OPTIONS = {
   root: { type: 'string' },
   'allow-network': { type: 'boolean' },
+  'allow-domain': { type: 'string', multiple: true },
   'no-os-sandbox': { type: 'boolean' },
   'max-output-bytes': { type: 'string' },
   'timeout-ms': { type: 'string' },
@@ -39,7 +40,10 @@ export interface ParsedCommandLine {
   help: boolean
   /** Whether `--version` was given. */
   version: boolean
-  /** The sandbox options from `--root`, `--allow-network`, `--no-os-sandbox`, `--max-output-bytes`, `--timeout-ms`. */
+  /**
+   * The sandbox options from `--root`, `--allow-network`, `--allow-domain`,
+   * `--no-os-sandbox`, `--max-output-bytes`, `--timeout-ms`.
+   */
   sandbox: SandboxOptions
   /** `--provider`, for `describe`. */
   provider: string | undefined
@@ -82,6 +86,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sandbox.rootDir = values.root
   }
   if (values['allow-network']) sandbox.allowNetwork = true
+  const domains = values['allow-domain']
+  if (domains !== undefined && domains.length > 0) {
+    if (values['allow-network']) throw new CliUsageError('--allow-domain and --allow-network exclude each other (--allow-network already allows every host)', command)
+    if (values['no-os-sandbox']) throw new CliUsageError('--allow-domain needs the OS sandbox (bubblewrap); it cannot be combined with --no-os-sandbox', command)
+    sandbox.allowNetwork = { domains: [...domains] }
+  }
   if (values['no-os-sandbox']) sandbox.isolation = { filesystem: false }
   if (values.policy === '') throw new CliUsageError('--policy needs a policy file', command)
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)

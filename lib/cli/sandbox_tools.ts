@@ -34,10 +34,23 @@ export function sandboxTools(options: SandboxOptions, command: string): BuiltinT
 export function commandSandbox(options: SandboxOptions, command: string): Sandbox {
   if (options.rootDir !== undefined) assertDirectory(options.rootDir, command)
   try {
-    return new Sandbox(options)
+    return withRefusingProxy(new Sandbox(options), options)
   } catch (error) {
     throw new CliUsageError(oneLine(errorSummary(error)), command)
   }
+}
+
+/**
+ * The command line's default network: where the OS sandbox can run the
+ * allowlist proxy, `bash` runs behind it with an empty list rather than in
+ * an empty namespace. Nothing more is reachable, but a refused request
+ * answers 403 naming the host, so the model can ask for exactly that host.
+ * Elsewhere the library's default (`false`) stays.
+ */
+function withRefusingProxy(sandbox: Sandbox, options: SandboxOptions): Sandbox {
+  if (options.allowNetwork !== undefined || options.isolation !== undefined) return sandbox
+  const candidate = new Sandbox({ ...options, allowNetwork: { domains: [] } })
+  return typeof candidate.networkGateway() === 'string' ? sandbox : candidate
 }
 
 function assertDirectory(dir: string, command: string): void {

@@ -22,7 +22,10 @@ export class CliUsageError extends Error {
   }
 }
 
-const SANDBOX = `  --allow-network          Let bash reach the network (cut by the kernel by default)
+const SANDBOX = `  --allow-network          Let bash reach the whole network (cut by the kernel by default)
+  --allow-domain D         Let bash reach host D through the kit's proxy (repeatable; exact
+                           hosts, *.example.com, or *); hosts not listed answer 403 with
+                           their name, and so do all hosts when none is listed
   --no-os-sandbox          Run bash without the OS sandbox (bubblewrap): commands can then
                            read and write anything this user can; only for machines
                            without bubblewrap (see "toolsmith doctor")`

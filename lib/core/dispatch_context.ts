@@ -185,6 +185,7 @@ export interface DispatchContext {
   readonly permissions?: ToolCallGate
   /** Called by the permission gate with every decision it takes. */
   emitPermissionDecision?(event: PermissionDecisionEvent): void
+  /**
    * Called by `bash` for each decision of the allowlist proxy. Optional: a
    * context without it simply does not hear them.
    */

@@ -103,6 +103,7 @@ export {
   type DispatchEvents,
   type DispatchListener,
   type GatedToolCall,
+  type NetworkRequestEvent,
   type ObservableDispatchContext,
   type PermissionDecisionEvent,
   type PermissionRuleRef,

@@ -37,6 +37,7 @@ export {
 export {
   type ModelEndEvent,
   type ModelStartEvent,
+  type NetworkRequestTurnEvent,
   type RetryWarningEvent,
   type ToolEndEvent,
   type PermissionDecisionTurnEvent,

@@ -9,6 +9,7 @@ export {
   MAX_OUTPUT_BYTES_LIMIT,
   MAX_TIMEOUT_MS,
   Sandbox,
+  type NetworkAllowlistOptions,
   type SandboxEnforcement,
   type SandboxEngineName,
   type SandboxIsolation,

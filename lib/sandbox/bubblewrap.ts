@@ -57,6 +57,8 @@ export interface BubblewrapPolicy {
   unshareNetwork: boolean
   /** The command runs in an existing namespace (the allowlist proxy's): no resolver is needed inside. */
   joinedNetwork?: boolean
+  /** Host files the kit mounts read-only inside, each at its own target (in the private `/run`). */
+  files?: ReadonlyArray<{ readonly source: string; readonly target: string }>
   /** Extra read-write paths, resolved once ({@link resolveWritablePaths}). */
   writable: readonly WritablePath[]
   /** Paths inside the root that stay read-only (each, and what it contains). */
@@ -255,6 +257,7 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     .map(({ real }) => real)
   for (const real of writable) argv.push('--bind', real, real)
   argv.push('--bind', policy.root, policy.root)
+  for (const { source, target } of policy.files ?? []) argv.push('--ro-bind', source, target)
   const places = [policy.root, ...writable]
 
   const readOnly = policy.readOnly.flatMap((inside) => withGitDirs(realpathOrUndefined(inside))).filter((real) => places.some((place) => isWithin(real, place)))

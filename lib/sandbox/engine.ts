@@ -73,7 +73,12 @@ export interface EngineCommand {
    * Run in this existing network namespace (the allowlist proxy's) instead
    * of a fresh one: the program to exec first and its arguments.
    */
-  join?: { readonly file: string; readonly args: readonly string[] }
+  join?: {
+    readonly file: string
+    readonly args: readonly string[]
+    /** Host files to mount read-only inside (source → target). */
+    readonly files: ReadonlyArray<{ readonly source: string; readonly target: string }>
+  }
 }
 
 /** What to spawn for a command. */
@@ -160,6 +165,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           // A joined namespace is already cut off: bwrap must not make another.
           unshareNetwork: unshareNetwork && command.join === undefined,
           joinedNetwork: command.join !== undefined,
+          files: command.join?.files ?? [],
           writable,
           readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,

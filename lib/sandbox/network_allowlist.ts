@@ -45,6 +45,8 @@ export function normalizeHost(host: string): string {
  * @internal
  */
 export function isValidAllowlistEntry(entry: string): boolean {
+  // `*.` is a wildcard missing its domain, not `*` with a trailing dot.
+  if (entry.trim() === '*.') return false
   const value = normalizeHost(entry)
   if (value === '*') return true
   if (isIP(value) !== 0) return true

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Server, Socket } from 'node:net'
 import type { NetworkProxy, ProxyClient } from './network_proxy.js'
+import { NODE_PROXY_PRELOAD_TARGET, nodeProxyPreloadFile } from './node_proxy_preload.js'
 
 /**
  * The program that holds the namespace: it runs inside a fresh user and
@@ -36,6 +37,8 @@ export interface NamespaceJoin {
   readonly file: string
   /** Its arguments; the command (bwrap and its argv) follows them. */
   readonly args: readonly string[]
+  /** Host files to mount read-only inside the sandbox (source → target). */
+  readonly files: ReadonlyArray<{ readonly source: string; readonly target: string }>
 }
 
 /** One command's way out: a loopback port inside the namespace that leads to the proxy. */
@@ -44,6 +47,8 @@ export interface GatewayLease {
   readonly port: number
   /** How to run the command in the namespace. */
   readonly join: NamespaceJoin
+  /** The proxy variables the command gets (`HTTP_PROXY`, `https_proxy`, `NODE_OPTIONS`…). */
+  readonly env: Readonly<Record<string, string>>
   /** Stop accepting and close every connection of this command. */
   close(): void
 }
@@ -133,7 +138,9 @@ export class NetworkGateway {
       join: {
         file: this.#programs.nsenter,
         args: [`--target=${pid}`, '--user', '--net', '--preserve-credentials', '--'],
+        files: [{ source: nodeProxyPreloadFile(), target: NODE_PROXY_PRELOAD_TARGET }],
       },
+      env: proxyEnvironment(port),
       close: () => {
         server.close()
         for (const socket of sockets) socket.destroy()
@@ -222,6 +229,31 @@ export class NetworkGateway {
       })
     })
     return started
+  }
+}
+
+/**
+ * The variables the common clients read for their proxy: curl, wget, git,
+ * pip and Python (`http_proxy`, `https_proxy`, `all_proxy`, either case),
+ * npm (`npm_config_*`), Node ≥ 24 (`NODE_USE_ENV_PROXY`) and older Node's
+ * `fetch` (the preload). `NO_PROXY` is empty: loopback inside the sandbox
+ * goes to the proxy too, which sends it to the host only when listed.
+ */
+function proxyEnvironment(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY: '',
+    no_proxy: '',
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+    NODE_USE_ENV_PROXY: '1',
+    NODE_OPTIONS: `--require=${NODE_PROXY_PRELOAD_TARGET}`,
   }
 }
 

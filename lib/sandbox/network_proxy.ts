@@ -151,6 +151,10 @@ export class NetworkProxy {
    */
   accept(socket: Socket, client: ProxyClient): void {
     this.#clients.set(socket, client)
+    // A program may reset its connection at any time: that must never be an
+    // unhandled 'error' in the kit (the HTTP server's own handler goes away
+    // when a CONNECT takes the socket over).
+    socket.on('error', () => socket.destroy())
     this.#track(socket)
     this.#server.emit('connection', socket)
   }
@@ -215,6 +219,7 @@ export class NetworkProxy {
   }
 
   async #onConnect(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', () => socket.destroy())
     const target = splitHostPort(req.url ?? '', 443)
     if (target === undefined) {
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')

@@ -156,24 +156,6 @@ function withNote(output: string, note: string): string {
   return `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}${note}`
 }
 
-/** The variables every common client reads for its proxy (curl, wget, git, pip, npm, Python, Node ≥ 24). */
-function proxyEnvironment(port: number): Record<string, string> {
-  const url = `http://127.0.0.1:${port}`
-  return {
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    ALL_PROXY: url,
-    http_proxy: url,
-    https_proxy: url,
-    all_proxy: url,
-    NO_PROXY: '',
-    no_proxy: '',
-    npm_config_proxy: url,
-    npm_config_https_proxy: url,
-    NODE_USE_ENV_PROXY: '1',
-  }
-}
-
 async function openLease(sandbox: Sandbox, call: ToolCallInfo, ctx: DispatchContext | undefined, decisions: NetworkDecision[]): Promise<GatewayLease> {
   const gateway = sandbox.networkGateway()
   if (typeof gateway === 'string') throw networkUnavailable(gateway)
@@ -303,7 +285,7 @@ export async function bashHandler(
         root: resolved.root,
         cwd: resolved.absolute,
         hostCwd,
-        env: lease ? { ...env, ...proxyEnvironment(lease.port) } : env,
+        env: lease ? { ...env, ...lease.env } : env,
         ...(lease ? { join: lease.join } : {}),
       })
       result = await runBounded({
