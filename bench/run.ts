@@ -23,12 +23,13 @@ import { readHeadFigure, readRangeFigure } from './figures/read_range.js'
 import { mcpPeerFigure } from './figures/mcp_peer.js'
 import { permissionsFigure } from './figures/permissions.js'
 import { mcpSoakFigure } from './figures/mcp_soak.js'
+import { networkProxyFigure } from './figures/network_proxy.js'
 import { describeMachine, machineLine } from './machine.js'
 import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

@@ -13,6 +13,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { FileSpoolStore, createDispatchContext, createTools } from '../../lib/index.js'
 import { BENCH_TMP } from '../fixtures.js'
+import { networkScenarios } from './network_scenarios.js'
 import { readScenarios } from './read_scenarios.js'
 
 /** A scenario: rehearse at a small size, then run at full size. */
@@ -52,6 +53,7 @@ const rootDir = path.join(BENCH_TMP, 'memory-root')
 
 export const scenarios: Record<string, Scenario> = {
   ...readScenarios,
+  ...networkScenarios,
   'bash-output:baseline': {
     async prepare(bytes) {
       await sh(`head -c 1048576 /dev/zero > /dev/null`)

@@ -122,6 +122,11 @@ export class NetworkProxy {
   readonly #clients = new WeakMap<object, ProxyClient>()
   readonly #agent = new Agent({ keepAlive: true, maxFreeSockets: 16 })
   readonly #sockets = new Set<Duplex>()
+  /**
+   * Each command resolves a host once: its later requests reuse the checked
+   * addresses (fewer lookups, and no second answer to rebind to).
+   */
+  readonly #resolved = new WeakMap<ProxyClient, Map<string, Promise<Verdict>>>()
 
   /**
    * @param allowlist - The hosts that may be reached.
@@ -209,6 +214,20 @@ export class NetworkProxy {
     socket.once('close', () => this.#sockets.delete(socket))
   }
 
+  /** {@link NetworkProxy.decide}, once per host for each command. */
+  #decideFor(socket: object, host: string, port: number, method: string): Promise<Verdict> {
+    const client = this.#clients.get(socket)
+    if (client === undefined) return this.decide(host, port, method)
+    let cache = this.#resolved.get(client)
+    if (cache === undefined) this.#resolved.set(client, (cache = new Map()))
+    let verdict = cache.get(host)
+    if (verdict === undefined) {
+      verdict = this.decide(host, port, method)
+      cache.set(host, verdict)
+    }
+    return verdict.then((first) => ({ ...first, port, method }))
+  }
+
   #report(socket: object, verdict: Verdict): void {
     const { addresses: _addresses, ...decision } = verdict
     try {
@@ -225,7 +244,7 @@ export class NetworkProxy {
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    const verdict = await this.decide(target.host, target.port, 'CONNECT')
+    const verdict = await this.#decideFor(req.socket, target.host, target.port, 'CONNECT')
     this.#report(req.socket, verdict)
     if (!verdict.allowed || verdict.addresses === undefined) {
       const body = refusalText(verdict)
@@ -270,7 +289,7 @@ export class NetworkProxy {
     }
     const host = normalizeHost(url.hostname)
     const port = url.port === '' ? 80 : Number(url.port)
-    const verdict = await this.decide(host, port, req.method ?? 'GET')
+    const verdict = await this.#decideFor(req.socket, host, port, req.method ?? 'GET')
     this.#report(req.socket, verdict)
     if (!verdict.allowed || verdict.addresses === undefined) {
       const body = refusalText(verdict)
