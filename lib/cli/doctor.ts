@@ -3,10 +3,10 @@
  *
  * @module
  */
-import { errorSummary } from '../exceptions.js'
-import { Sandbox, type SandboxEnforcement } from '../sandbox/sandbox.js'
+import type { SandboxEnforcement } from '../sandbox/sandbox.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'
+import { commandSandbox } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
 /**
@@ -39,8 +39,11 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
     lines.push('sockets     host Unix sockets unreachable (private /tmp and /run, the others masked)')
   }
   const guard = enforcement.networkGuard ? '; word guard on (a heuristic)' : ''
+  const domains = enforcement.allowedDomains
   lines.push(
-    enforcement.network
+    domains !== undefined && enforcement.network
+      ? `network     cut by the kernel; the only way out is the kit's proxy, to ${domains.length === 0 ? 'no host (every request answers 403 naming the host)' : domains.join(', ')}`
+      : enforcement.network
       ? `network     cut by the kernel (empty network namespace, own loopback)${guard}`
       : `network     NOT cut by the kernel${enforcement.networkGuard ? ': only the word guard (a heuristic) refuses network commands' : ' (allowNetwork)'}`,
   )
@@ -62,12 +65,7 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
  */
 export async function runDoctor(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'doctor')
-  let sandbox: Sandbox
-  try {
-    sandbox = new Sandbox(parsed.sandbox)
-  } catch (error) {
-    throw new CliUsageError(errorSummary(error), 'doctor')
-  }
+  const sandbox = commandSandbox(parsed.sandbox, 'doctor')
   const enforcement = sandbox.enforcement
   const lines = ['toolsmith doctor: what bash enforces here', `platform    ${process.platform} ${process.arch}, node ${process.version}`]
   lines.push(...enforcementLines(enforcement, sandbox.rootDir))

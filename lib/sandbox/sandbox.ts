@@ -226,6 +226,8 @@ export interface SandboxEnforcement extends SandboxIsolation {
   readonly readOnlyPaths: readonly string[]
   /** Masked paths (absolute). */
   readonly unreadablePaths: readonly string[]
+  /** The allowlist with `allowNetwork: { domains }` (reached through the kit's proxy), else `undefined`. */
+  readonly allowedDomains: readonly string[] | undefined
 }
 
 /** A list of paths, each checked by `accept`; `rule` ends the message of a refused one. */
@@ -504,6 +506,7 @@ export class Sandbox {
       writablePaths: this.#writablePaths,
       readOnlyPaths: this.#readOnlyPaths,
       unreadablePaths: this.#unreadablePaths,
+      allowedDomains: this.#allowlist?.domains,
     })
   }
 
