@@ -334,7 +334,7 @@ export class Sandbox {
   #rootDir: string | undefined
   readonly #maxOutputBytes: number
   readonly #timeoutMs: number
-  readonly #allowNetwork: boolean | Readonly<{ domains: readonly string[] }>
+  readonly #allowNetwork: boolean | Readonly<NetworkAllowlistOptions>
   readonly #allowlist: NetworkAllowlist | undefined
   #gateway: NetworkGateway | undefined
   #closed = false
@@ -368,7 +368,7 @@ export class Sandbox {
     if (typeof valid.allowNetwork === 'boolean') this.#allowNetwork = valid.allowNetwork
     else {
       this.#allowlist = new NetworkAllowlist(valid.allowNetwork.domains)
-      this.#allowNetwork = Object.freeze({ domains: this.#allowlist.domains })
+      this.#allowNetwork = Object.freeze({ domains: this.#allowlist.domains as string[] })
     }
     this.#env = Object.freeze({ ...valid.env })
     this.#wantedIsolation = Object.freeze({ ...valid.isolation })
@@ -416,7 +416,7 @@ export class Sandbox {
    * What network `bash` commands reach: `false`, `true`, or `{ domains }`
    * (normalised: lower case, no trailing dot, no duplicates; frozen).
    */
-  get allowNetwork(): boolean | Readonly<{ domains: readonly string[] }> {
+  get allowNetwork(): boolean | Readonly<NetworkAllowlistOptions> {
     return this.#allowNetwork
   }
 
