@@ -5,6 +5,7 @@
  * @module
  */
 import { isIP } from 'node:net'
+import { canonicalIPv6 } from './restricted_addresses.js'
 
 /** How one requested host matched the allowlist. */
 export interface AllowlistMatch {
@@ -32,6 +33,8 @@ export function normalizeHost(host: string): string {
   let value = host.trim().toLowerCase()
   if (value.startsWith('[') && value.endsWith(']')) value = value.slice(1, -1)
   if (value.endsWith('.') && isIP(value) === 0) value = value.slice(0, -1)
+  // One spelling per IPv6 address: `[0:0::1]` is `::1`.
+  if (isIP(value) === 6) value = canonicalIPv6(value)
   return value
 }
 

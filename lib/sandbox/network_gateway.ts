@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Server, Socket } from 'node:net'
-import type { NetworkProxy, ProxyClient } from './network_proxy.js'
+import { MAX_CONNECTIONS_PER_COMMAND, type NetworkProxy, type ProxyClient } from './network_proxy.js'
 import { NODE_PROXY_PRELOAD_TARGET, nodeProxyPreloadFile } from './node_proxy_preload.js'
 
 /**
@@ -89,6 +89,8 @@ export class NetworkGateway {
   readonly #pending = new Map<number, Pending>()
   #nextId = 0
   #closed = false
+  /** Open leases: `close()` ends them too, so a running command loses its way out at once. */
+  readonly #leases = new Set<GatewayLease>()
 
   /**
    * @param programs - bwrap and nsenter.
@@ -128,12 +130,17 @@ export class NetworkGateway {
     const { port, server } = opened
     const sockets = new Set<Socket>()
     server.on('connection', (socket: Socket) => {
+      if (sockets.size >= MAX_CONNECTIONS_PER_COMMAND) {
+        socket.on('error', () => undefined)
+        socket.destroy()
+        return
+      }
       sockets.add(socket)
       socket.once('close', () => sockets.delete(socket))
       this.#proxy.accept(socket, client)
     })
     server.on('error', () => server.close())
-    return {
+    const lease: GatewayLease = {
       port,
       join: {
         file: this.#programs.nsenter,
@@ -142,10 +149,13 @@ export class NetworkGateway {
       },
       env: proxyEnvironment(port),
       close: () => {
+        this.#leases.delete(lease)
         server.close()
         for (const socket of sockets) socket.destroy()
       },
     }
+    this.#leases.add(lease)
+    return lease
   }
 
   /** Stop the namespace's holder and every connection. Idempotent. */
@@ -156,6 +166,7 @@ export class NetworkGateway {
     void holder?.then(({ child }) => stop(child), () => undefined)
     for (const pending of this.#pending.values()) pending.reject(new Error('the sandbox was closed'))
     this.#pending.clear()
+    for (const lease of [...this.#leases]) lease.close()
     this.#proxy.close()
   }
 

@@ -37,6 +37,15 @@ export interface ProxyClient {
   onDecision(decision: NetworkDecision): void
 }
 
+/** Longest host name DNS allows; longer ones are refused before any lookup or cache. */
+const MAX_HOST_LENGTH = 253
+/** Hosts whose verdict one command keeps (beyond that, each request decides afresh). */
+const MAX_CACHED_HOSTS = 256
+/** Connections one command may hold open through the proxy at once. */
+export const MAX_CONNECTIONS_PER_COMMAND = 256
+/** A connection with no traffic for this long is closed (until a tunnel is established). */
+const IDLE_MS = 60_000
+
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1, plus the proxy's own). */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -127,6 +136,7 @@ export class NetworkProxy {
    * addresses (fewer lookups, and no second answer to rebind to).
    */
   readonly #resolved = new WeakMap<ProxyClient, Map<string, Promise<Verdict>>>()
+  #closed = false
 
   /**
    * @param allowlist - The hosts that may be reached.
@@ -135,8 +145,9 @@ export class NetworkProxy {
     this.#allowlist = allowlist
     // Never listens: connections are handed in by accept().
     this.#server = createServer({ requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 5_000 })
-    this.#server.on('request', (req, res) => void this.#onRequest(req, res))
-    this.#server.on('connect', (req, socket, head) => void this.#onConnect(req, socket, head))
+    // Neither handler may ever reject into the kit: a failure ends that one connection.
+    this.#server.on('request', (req, res) => this.#onRequest(req, res).catch(() => res.destroy()))
+    this.#server.on('connect', (req, socket, head) => this.#onConnect(req, socket, head).catch(() => socket.destroy()))
     this.#server.on('clientError', (_error, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       else socket.destroy()
@@ -155,12 +166,19 @@ export class NetworkProxy {
    * @param client - Who gets the decisions made on it.
    */
   accept(socket: Socket, client: ProxyClient): void {
-    this.#clients.set(socket, client)
     // A program may reset its connection at any time: that must never be an
     // unhandled 'error' in the kit (the HTTP server's own handler goes away
     // when a CONNECT takes the socket over).
     socket.on('error', () => socket.destroy())
+    if (this.#closed) {
+      socket.destroy()
+      return
+    }
+    this.#clients.set(socket, client)
     this.#track(socket)
+    // The server never listens, so its own header and keep-alive timers do
+    // not run: a connection that sends nothing is closed here instead.
+    socket.setTimeout(IDLE_MS, () => socket.destroy())
     this.#server.emit('connection', socket)
   }
 
@@ -173,7 +191,8 @@ export class NetworkProxy {
    * @returns The decision, with the checked addresses when allowed.
    */
   async decide(host: string, port: number, method: string): Promise<Verdict> {
-    const base = { host, port, method }
+    const base = { host: host.length > MAX_HOST_LENGTH ? `${host.slice(0, 64)}…` : host, port, method }
+    if (host.length > MAX_HOST_LENGTH) return { ...base, allowed: false, reason: `the host name is longer than ${MAX_HOST_LENGTH} characters` }
     const match = this.#allowlist.match(host)
     if (match === undefined) return { ...base, allowed: false, reason: 'not in the allowlist' }
     let addresses: LookupAddress[]
@@ -204,6 +223,7 @@ export class NetworkProxy {
 
   /** Close every connection still open (the sandbox is closing). */
   close(): void {
+    this.#closed = true
     for (const socket of this.#sockets) socket.destroy()
     this.#sockets.clear()
     this.#agent.destroy()
@@ -220,12 +240,18 @@ export class NetworkProxy {
     if (client === undefined) return this.decide(host, port, method)
     let cache = this.#resolved.get(client)
     if (cache === undefined) this.#resolved.set(client, (cache = new Map()))
-    let verdict = cache.get(host)
-    if (verdict === undefined) {
-      verdict = this.decide(host, port, method)
+    const cached = cache.get(host)
+    if (cached !== undefined) return cached.then((first) => ({ ...first, port, method }))
+    const verdict = this.decide(host, port, method)
+    // Only what was allowed is kept (refusals are cheap to decide again, and a
+    // command naming endless hosts must not grow the kit), and only so many.
+    if (cache.size < MAX_CACHED_HOSTS && host.length <= MAX_HOST_LENGTH) {
       cache.set(host, verdict)
+      void verdict.then((v) => {
+        if (!v.allowed) cache.delete(host)
+      })
     }
-    return verdict.then((first) => ({ ...first, port, method }))
+    return verdict
   }
 
   #report(socket: object, verdict: Verdict): void {
@@ -246,6 +272,7 @@ export class NetworkProxy {
     }
     const verdict = await this.#decideFor(req.socket, target.host, target.port, 'CONNECT')
     this.#report(req.socket, verdict)
+    if (socket.destroyed) return
     if (!verdict.allowed || verdict.addresses === undefined) {
       const body = refusalText(verdict)
       socket.end(
@@ -258,6 +285,9 @@ export class NetworkProxy {
     this.#track(upstream)
     upstream.once('connect', () => {
       upstream.off('error', failEarly)
+      // An established tunnel may sit idle as long as the command likes (a
+      // database connection, a watch); it ends with the command.
+      ;(socket as Socket).setTimeout?.(0)
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
       if (head.length > 0) upstream.write(head)
       upstream.pipe(socket)
@@ -291,6 +321,7 @@ export class NetworkProxy {
     const port = url.port === '' ? 80 : Number(url.port)
     const verdict = await this.#decideFor(req.socket, host, port, req.method ?? 'GET')
     this.#report(req.socket, verdict)
+    if (res.destroyed) return
     if (!verdict.allowed || verdict.addresses === undefined) {
       const body = refusalText(verdict)
       req.resume()
@@ -299,21 +330,49 @@ export class NetworkProxy {
         .end(body)
       return
     }
+    const headers = forwardedHeaders(req.rawHeaders)
+    // A chunked body keeps its framing upstream: without it Node sends a
+    // GET's body bare, and the server would read it as a second request
+    // nobody decided.
+    if (req.headers['transfer-encoding'] !== undefined) headers.push('Transfer-Encoding', 'chunked')
     const upstream = httpRequest({
       host,
       port,
       method: req.method,
       path: `${url.pathname}${url.search}`,
-      headers: forwardedHeaders(req.rawHeaders),
+      headers,
       setHost: false,
       agent: this.#agent,
       lookup: pinnedLookup(verdict.addresses),
     })
     upstream.on('response', (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders))
+      const status = answer.statusCode ?? 0
+      try {
+        // Whatever the host answers must not throw in the kit: a status Node
+        // cannot send, or a reason phrase with control characters, becomes a 502.
+        if (status < 200 || status > 599) throw new Error(`status ${status}`)
+        res.writeHead(status, forwardedHeaders(answer.rawHeaders))
+      } catch (error) {
+        answer.destroy()
+        upstream.destroy()
+        if (res.headersSent) res.destroy()
+        else fail(502, `toolsmith network proxy: ${host}:${port} sent a response that cannot be relayed (${(error as Error).message}).\n`)
+        return
+      }
       answer.pipe(res)
       answer.on('error', () => res.destroy())
     })
+    upstream.on('upgrade', (_answer, upstreamSocket) => {
+      upstreamSocket.destroy()
+      fail(502, 'toolsmith network proxy: protocol upgrades (WebSocket) are not relayed over plain HTTP; use wss:// (CONNECT).\n')
+    })
+    const fail = (code: number, body: string): void => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body)
+    }
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (res.headersSent) {
         res.destroy()

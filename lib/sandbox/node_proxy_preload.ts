@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -72,6 +72,7 @@ export const NODE_PROXY_PRELOAD_SOURCE = `'use strict'
 export const NODE_PROXY_PRELOAD_TARGET = '/run/toolsmith/node-proxy.cjs'
 
 let written: string | undefined
+const dirs: string[] = []
 
 /**
  * Write the preload once per process to a private temp folder (removed when
@@ -81,11 +82,13 @@ let written: string | undefined
  * @internal
  */
 export function nodeProxyPreloadFile(): string {
-  if (written !== undefined) return written
+  // A temp cleaner may have removed it since: write it again then.
+  if (written !== undefined && existsSync(written)) return written
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolsmith-proxy-'))
   const file = path.join(dir, 'node-proxy.cjs')
   writeFileSync(file, NODE_PROXY_PRELOAD_SOURCE, { mode: 0o644 })
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+  dirs.push(dir)
   written = file
   return file
 }

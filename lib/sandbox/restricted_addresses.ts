@@ -29,6 +29,8 @@ const RANGES: ReadonlyArray<readonly [RestrictedKind, string, number, 'ipv4' | '
   ['unspecified', '::', 128, 'ipv6'],
   ['loopback', '::1', 128, 'ipv6'],
   ['private', 'fc00::', 7, 'ipv6'],
+  // NAT64 local-use prefix (RFC 8215): translated to whatever IPv4 network the operator chose.
+  ['private', '64:ff9b:1::', 48, 'ipv6'],
   ['link-local', 'fe80::', 10, 'ipv6'],
   ['multicast', 'ff00::', 8, 'ipv6'],
 ]
@@ -40,9 +42,25 @@ for (const [kind, network, prefix, family] of RANGES) {
   list.addSubnet(network, prefix, family)
 }
 
+/**
+ * The canonical text of an IPv6 address (RFC 5952: lower case, zeros
+ * compressed), so `64:ff9b:0:0:0:0:a00:1` and `64:ff9b::a00:1` compare alike.
+ *
+ * @param address - An IPv6 address (no brackets).
+ * @returns Its canonical form, or the input when it cannot be parsed.
+ * @internal
+ */
+export function canonicalIPv6(address: string): string {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  } catch {
+    return address.toLowerCase()
+  }
+}
+
 /** The IPv4 address an IPv6 one carries (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`), if any. */
 function embeddedIPv4(address: string): string | undefined {
-  const lower = address.toLowerCase()
+  const lower = canonicalIPv6(address)
   const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
   if (dotted) return dotted[1]
   const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
@@ -65,7 +83,7 @@ export function restrictedKind(address: string): RestrictedKind | undefined {
   const inner = family === 6 ? embeddedIPv4(address) : undefined
   if (inner !== undefined) return restrictedKind(inner)
   const type = family === 4 ? 'ipv4' : 'ipv6'
-  if (METADATA.has(address.toLowerCase())) return 'metadata'
+  if (METADATA.has(family === 6 ? canonicalIPv6(address) : address)) return 'metadata'
   for (const [kind, list] of LISTS) if (list.check(address, type)) return kind
   return undefined
 }

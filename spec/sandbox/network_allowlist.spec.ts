@@ -308,6 +308,92 @@ describe.runIf(bwrapWorks)('allowNetwork: { domains } — refused requests', () 
   })
 })
 
+/**
+ * A node script, run inside the sandbox, that sends `raw` to the proxy (the
+ * port from HTTP_PROXY) and prints the first line of the answer.
+ */
+function rawProxyRequest(raw: string): string[] {
+  const script = `
+const port = Number(new URL(process.env.HTTP_PROXY).port)
+const socket = require("node:net").connect(port, "127.0.0.1", () => socket.write(${JSON.stringify(raw)}))
+let answer = ""
+socket.on("data", (d) => { answer += d; if (answer.includes("\\r\\n")) { console.log(answer.split("\\r\\n")[0]); process.exit(0) } })
+socket.on("close", () => { console.log(answer.split("\\r\\n")[0] || "CLOSED"); process.exit(0) })
+socket.on("error", (e) => { console.log(e.code); process.exit(0) })`
+  return [process.execPath, '-e', script]
+}
+
+describe.runIf(bwrapWorks)('allowNetwork: { domains } — hostile commands and hosts (review findings)', () => {
+  it('an upstream that answers a status Node cannot send does not crash the kit: the command gets a 502', async () => {
+    const net = await import('node:net')
+    const bad = net.createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 000 Weird\r\nContent-Length: 0\r\n\r\n'))
+    })
+    const port = await new Promise<number>((resolve) => bad.listen(0, '127.0.0.1', () => resolve((bad.address() as AddressInfo).port)))
+    try {
+      const out = await run(sandbox({ allowNetwork: { domains: ['localhost'] } }), 'curl', ['-sS', `http://localhost:${port}/`])
+      expect(out.text).toContain('cannot be relayed')
+      // The kit (this process) is still here, and the proxy still serves.
+      const again = await run(sandbox({ allowNetwork: { domains: ['localhost'] } }), 'curl', ['-sS', `http://localhost:${httpPort}/hello`])
+      expect(again.text).toBe('hello from loopback\n')
+    } finally {
+      bad.close()
+    }
+  })
+
+  it('a host name longer than DNS allows is refused before any lookup', async () => {
+    const out = await run(sandbox({ allowNetwork: { domains: ['*'] } }), 'curl', ['-sS', '-p', `http://${'a'.repeat(300)}.example:80/`])
+    expect(out.events).toHaveLength(1)
+    expect(out.events[0]!).toMatchObject({ allowed: false, reason: 'the host name is longer than 253 characters' })
+  })
+
+  it('a non-canonical NAT64 address is read as the private IPv4 address it carries', async () => {
+    const [cmd, ...args] = rawProxyRequest('CONNECT [64:ff9b:0:0:0:0:a00:1]:80 HTTP/1.1\r\nHost: x\r\n\r\n')
+    const out = await run(sandbox({ allowNetwork: { domains: ['*'] } }), cmd!, args)
+    expect(out.text).toContain('403')
+    expect(out.events[0]).toMatchObject({ allowed: false })
+    expect(out.events[0]!.reason).toMatch(/private address/)
+  })
+
+  it('a GET with a chunked body cannot smuggle a second, undecided request to the host', async () => {
+    received = []
+    const smuggled = `GET /smuggled HTTP/1.1\r\nHost: localhost\r\n\r\n`
+    const body = `${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`
+    const [cmd, ...args] = rawProxyRequest(
+      `GET http://localhost:${httpPort}/hello HTTP/1.1\r\nHost: localhost:${httpPort}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+    )
+    const out = await run(sandbox({ allowNetwork: { domains: ['localhost'] } }), cmd!, args)
+    expect(out.text).toContain('200')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(received.some((line) => line.includes('/smuggled'))).toBe(false)
+    expect(received.some((line) => line.startsWith('GET /hello'))).toBe(true)
+  })
+
+  it('a command cannot hold more than 256 connections to the proxy', async () => {
+    const script = `
+const port = Number(new URL(process.env.HTTP_PROXY).port)
+let closed = 0
+const sockets = []
+for (let i = 0; i < 300; i++) { const s = require("node:net").connect(port, "127.0.0.1"); s.on("close", () => closed++); s.on("error", () => {}); sockets.push(s) }
+setTimeout(() => { console.log(closed); process.exit(0) }, 1500)`
+    const out = await run(sandbox({ allowNetwork: { domains: ['localhost'] } }), process.execPath, ['-e', script])
+    expect(out.ok).toBe(true)
+    expect(Number(out.text.trim())).toBeGreaterThanOrEqual(300 - 256)
+    expect(Number(out.text.trim())).toBeLessThan(300)
+  })
+
+  it('sandbox.close() cuts the way out of a command that is still running', async () => {
+    received = []
+    const box = new Sandbox({ rootDir: root, allowNetwork: { domains: ['localhost'] }, timeoutMs: 30_000 })
+    const pending = run(box, 'sh', ['-c', `sleep 2; curl -sS --max-time 5 http://localhost:${httpPort}/after-close; echo "curl exit $?"`])
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    await box.close()
+    const out = await pending
+    expect(out.text).not.toContain('hello')
+    expect(received.some((line) => line.includes('/after-close'))).toBe(false)
+  })
+})
+
 describe.runIf(bwrapWorks)('allowNetwork: { domains } — lifecycle, options and surfaces', () => {
   const holderPids = (): number[] =>
     fs
