@@ -238,6 +238,7 @@ export interface DispatchContextOptions {
   onPermissionDecision?: DispatchListener<'permissionDecision'>
   /** The permission gate every call must pass (a `Permissions`); none by default. */
   permissions?: ToolCallGate
+  /** Listeners to attach at once. */
   onNetworkRequest?: DispatchListener<'networkRequest'>
 }
 
