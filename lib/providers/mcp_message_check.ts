@@ -128,3 +128,35 @@ export function requestIdOfOversizedLine(head: string, tail: string): RequestId 
     return null
   }
 }
+
+/** JSON-RPC's "Internal error", what the SDK answers when its schema check of a request's params throws. */
+const JSON_RPC_INTERNAL_ERROR = -32603
+
+/**
+ * The SDK's answer to a request whose params fail the schema of a handler
+ * it owns (`initialize`, `ping`…), rewritten as `-32602` with one line.
+ *
+ * @remarks
+ * The SDK parses a registered method's params with zod before the handler
+ * runs, and a failure goes out as `-32603` whose message is zod's issue list
+ * as pretty-printed JSON. Only that exact shape is rewritten (a JSON array
+ * of issues, each with a `path` array and a `message`); every other error
+ * passes as it is.
+ *
+ * @param error - The `error` member of an outgoing response.
+ * @returns The replacement, or `undefined` to leave it alone.
+ */
+export function schemaErrorAsInvalidParams(error: { code: number; message: string }): { code: number; message: string } | undefined {
+  if (error.code !== JSON_RPC_INTERNAL_ERROR || !error.message.startsWith('[')) return undefined
+  let issues: unknown
+  try {
+    issues = JSON.parse(error.message)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return undefined
+  const valid = issues.every((issue) => isPlainObject(issue) && Array.isArray(issue.path) && typeof issue.message === 'string')
+  if (!valid) return undefined
+  const parts = (issues as { path: PropertyKey[]; message: string }[]).map((issue) => firstIssue({ issues: [issue] }))
+  return { code: JSON_RPC_INVALID_PARAMS, message: `Invalid params: ${parts.join('; ')}` }
+}

@@ -13,6 +13,7 @@ import {
   JSON_RPC_PARSE_ERROR,
   checkJsonRpcMessage,
   requestIdOfOversizedLine,
+  schemaErrorAsInvalidParams,
 } from './mcp_message_check.js'
 
 /** Options of {@link McpStdioServerTransport}. */
@@ -60,6 +61,7 @@ interface Oversized {
  * | `"method"` not a string, no method and no result/error | `-32600` |
  * | a request whose `params` is not an object | `-32602` |
  * | over `maxMessageBytes` | `-32600` naming the size and the limit, with the request's id when it is the first or last member |
+ * | params an SDK-owned handler (`initialize`…) refuses | `-32602` with zod's issues on one line (the SDK sends `-32603` and a multi-line dump) |
  *
  * Every message is one line. A malformed *notification* or *response* is
  * not answered (JSON-RPC forbids it) but reported to `onerror`, as is each
@@ -126,8 +128,10 @@ export class McpStdioServerTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined) this.#answered(message.id)
+    const rewritten = 'error' in message ? schemaErrorAsInvalidParams(message.error) : undefined
+    const line = JSON.stringify(rewritten === undefined ? message : { ...message, error: rewritten })
     return new Promise((resolve) => {
-      if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve()
+      if (this.#stdout.write(`${line}\n`)) resolve()
       else this.#stdout.once('drain', resolve)
     })
   }

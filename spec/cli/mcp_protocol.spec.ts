@@ -150,6 +150,15 @@ describe('toolsmith mcp over a raw stdio pipe: every malformed line is answered 
     expect(answer.error!.message).not.toMatch(/\n|MCP error|invalid_type/)
   })
 
+  it('params an SDK-owned handler refuses (initialize) → -32602 with one line, not -32603 and a zod dump', async () => {
+    server.send({ id: 'init-bad', method: 'initialize', params: { capabilities: {} } })
+    const answer = await server.byId('init-bad')
+    expect(answer.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: params.protocolVersion: Invalid input: expected string, received undefined; params.clientInfo: Invalid input: expected object, received undefined',
+    })
+  })
+
   it('an unknown method → -32601', async () => {
     server.send({ id: 'x1', method: 'resources/list' })
     expect(await server.byId('x1')).toMatchObject({ error: { code: -32601, message: 'Method not found: resources/list' } })

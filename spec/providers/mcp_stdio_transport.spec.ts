@@ -110,6 +110,24 @@ describe('McpStdioServerTransport framing', () => {
     await transport.close()
   })
 
+  it("rewrites only the SDK's zod dump (-32603 + a JSON issue list) to -32602; other errors go out as they are", async () => {
+    const { transport, written } = pipes()
+    await transport.start()
+    const dump = JSON.stringify([{ code: 'invalid_type', path: ['params', 'level'], message: 'Invalid input' }], null, 2)
+    await transport.send({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: dump } })
+    await transport.send({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } })
+    await transport.send({ jsonrpc: '2.0', id: 3, error: { code: -32603, message: '[not json' } })
+    await transport.send({ jsonrpc: '2.0', id: 4, error: { code: -32000, message: dump } })
+    await tick()
+    expect(written).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params: params.level: Invalid input' } },
+      { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32603, message: '[not json' } },
+      { jsonrpc: '2.0', id: 4, error: { code: -32000, message: dump } },
+    ])
+    await transport.close()
+  })
+
   it('close() stops reading and calls onclose once', async () => {
     const { stdin, transport, messages } = pipes()
     const onclose = vi.fn()
