@@ -10,9 +10,11 @@ import { summarize } from './stats.js'
 /**
  * A row passes when the subject's median over the baseline's median stays
  * under `max` (`ratio`), when the subject's worst sample stays under `max`
- * (`absolute`, for memory: a peak is a peak), or is only reported (`report`).
+ * (`absolute`, for memory: a peak is a peak), when the subject's median
+ * exceeds the baseline's by at most `max` units (`overhead`: a fixed cost
+ * per call, such as a permission policy's), or is only reported (`report`).
  */
-export type Target = { kind: 'ratio'; max: number } | { kind: 'absolute'; max: number } | { kind: 'report' }
+export type Target = { kind: 'ratio'; max: number } | { kind: 'absolute'; max: number } | { kind: 'overhead'; max: number } | { kind: 'report' }
 
 /** Unit of the stats in a row. */
 export type Unit = 'µs' | 'ms' | 'MB'
@@ -57,7 +59,14 @@ export function makeRow(fields: Omit<Row, 'subjectStats' | 'baselineStats' | 'ra
   const baselineStats = summarize(baselineValues)
   const ratio = subjectStats.median / baselineStats.median
   const target = rest.target
-  const pass = target.kind === 'ratio' ? ratio <= target.max : target.kind === 'absolute' ? subjectStats.max <= target.max : null
+  const pass =
+    target.kind === 'ratio'
+      ? ratio <= target.max
+      : target.kind === 'absolute'
+        ? subjectStats.max <= target.max
+        : target.kind === 'overhead'
+          ? subjectStats.median - baselineStats.median <= target.max
+          : null
   return { ...rest, subjectStats, baselineStats, ratio, pass }
 }
 

@@ -18,6 +18,7 @@ function formatNumber(value: number): string {
 function formatTarget(target: Target, unit: string): string {
   if (target.kind === 'ratio') return `ratio ≤ ${target.max}`
   if (target.kind === 'absolute') return `≤ ${target.max} ${unit}`
+  if (target.kind === 'overhead') return `+≤ ${target.max} ${unit}`
   return 'report'
 }
 

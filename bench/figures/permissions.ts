@@ -25,7 +25,7 @@ function policyOf200(): PermissionRule[] {
 
 export const permissionsFigure: Figure = {
   id: 'permissions',
-  title: 'permission policy of 200 rules: µs added per call (p50 target ≤ 10 µs)',
+  title: 'permission policy of 200 rules: µs added per call (target: median + ≤ 10 µs)',
   async run(config) {
     const reps = config.quick ? 2_000 : 5_000
     const plan = { warmup: 10, samples: config.quick ? 7 : 21 }
@@ -36,7 +36,7 @@ export const permissionsFigure: Figure = {
     const inputSchema = validator.object({ path: validator.string().required(), limit: validator.number().integer().required() })
     const noop = new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' })
     const args = { path: 'src/index.ts', limit: 42 }
-    rows.push(await added(config, 'custom tool (51 rules apply: predicates)', noop, args, policy, process.cwd(), reps, plan))
+    rows.push(await added(config, 'custom tool', noop, args, policy, process.cwd(), reps, plan))
 
     // 2. A bash-shaped call: 51 rules apply, each a command prefix against the unwrapped command line.
     const bashLike = new Tool({
@@ -45,7 +45,7 @@ export const permissionsFigure: Figure = {
       inputSchema: validator.object({ cmd: validator.string().required(), args: validator.array().items(validator.string()).default([]) }),
       handler: () => 'ok',
     })
-    rows.push(await added(config, 'bash call (51 command rules: sh -c script unwrapped)', bashLike, { cmd: 'sh', args: ['-c', 'npm run build && git status'] }, policy, process.cwd(), reps, plan))
+    rows.push(await added(config, 'bash-shaped call', bashLike, { cmd: 'sh', args: ['-c', 'npm run build && git status'] }, policy, process.cwd(), reps, plan))
 
     // 3. A real read: 51 path rules, plus resolving the path inside the root (lstat per component).
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-bench-perm-'))
@@ -53,7 +53,7 @@ export const permissionsFigure: Figure = {
       fs.mkdirSync(path.join(root, 'src'))
       fs.writeFileSync(path.join(root, 'src/index.ts'), 'export {}\n')
       const { read } = createTools({ rootDir: root, isolation: { filesystem: false } })
-      rows.push(await added(config, 'read of src/index.ts (51 path rules + path resolution)', read, { path: 'src/index.ts' }, policy, root, config.quick ? 500 : 1_000, plan))
+      rows.push(await added(config, 'read (path resolved)', read, { path: 'src/index.ts' }, policy, root, config.quick ? 500 : 1_000, plan))
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }
@@ -81,18 +81,17 @@ async function added(
   )
   const none = metric(samples.none, 'ms').map((ms) => ms * 1000)
   const withPolicy = metric(samples.policy, 'ms').map((ms) => ms * 1000)
-  // Interleaved rounds: each round's difference is the cost under the same conditions.
-  const difference = withPolicy.map((us, i) => us - none[i]!)
   void config
   return makeRow({
     id: 'permissions',
-    figure: 'permission policy, 200 rules',
-    subject: `${subject}: µs added`,
-    baseline: 'the same call with no policy (µs per call)',
+    figure: `permission policy, 200 rules: ${subject}`,
+    subject: 'executor(ctx)(args) with a 200-rule policy',
+    baseline: 'the same call with no policy',
     unit: 'µs',
-    subjectValues: difference,
+    subjectValues: withPolicy,
     baselineValues: none,
-    target: { kind: 'absolute', max: 10 },
-    note: `per call, ${reps} calls per sample; target p50 ≤ 10 µs, checked here on every sample`,
+    // Issue 15: the policy adds at most 10 µs per call at the median.
+    target: { kind: 'overhead', max: 10 },
+    note: `per call, ${reps} calls per sample; target: median with policy − median without ≤ 10 µs`,
   })
 }

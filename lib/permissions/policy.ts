@@ -213,7 +213,11 @@ class Subject {
         if (commands === undefined) return false
         if (commands.dynamic !== undefined) return strict
         const { commands: argvs, names } = commands
-        for (let i = 0; i < argvs.length; i++) for (const prefix of match.prefixes) if (prefix.matchesNamed(names[i]!, argvs[i]!)) return true
+        for (let i = 0; i < argvs.length; i++) {
+          const name = names[i]!
+          if (!match.executables.has(name)) continue
+          for (const prefix of match.prefixes) if (prefix.matchesNamed(name, argvs[i]!)) return true
+        }
         return false
       }
     }

@@ -150,6 +150,8 @@ export interface CompiledCommandMatch {
   readonly kind: 'commands'
   /** The prefixes. */
   readonly prefixes: readonly CommandPrefix[]
+  /** Their executable names: a command whose name is not here cannot match. */
+  readonly executables: ReadonlySet<string>
 }
 
 /** A `when` predicate. */
@@ -212,7 +214,7 @@ function compileRule(rule: PermissionRule, index: number): CompiledRule {
     m?.paths !== undefined
       ? { kind: 'paths', globs: m.paths.map((p) => new PathGlob(p)) }
       : m?.commands !== undefined
-        ? { kind: 'commands', prefixes: m.commands.map((c) => new CommandPrefix(c)) }
+        ? commandMatch(m.commands.map((c) => new CommandPrefix(c)))
         : m?.when !== undefined
           ? { kind: 'when', when: m.when }
           : { kind: 'any' }
@@ -226,6 +228,10 @@ function compileRule(rule: PermissionRule, index: number): CompiledRule {
     reason: rule.reason,
     match,
   })
+}
+
+function commandMatch(prefixes: CommandPrefix[]): CompiledCommandMatch {
+  return { kind: 'commands', prefixes, executables: new Set(prefixes.map((prefix) => prefix.words[0]!)) }
 }
 
 /** `deny write .env*, secrets/**`: the name of a rule that has none. */
