@@ -32,20 +32,23 @@ export interface CommandSubject {
  * @returns The commands, and why some cannot be known when that is so.
  */
 export function commandSubject(cmd: string, args: readonly string[]): CommandSubject {
+  // The commands are kept as given (not copied): the subject is read, never changed.
   const commands: string[][] = []
-  const dynamic = collect([cmd, ...args], 0, commands)
-  return { commands, names: commands.map((argv) => executableName(argv[0] ?? '')), dynamic }
+  const names: string[] = []
+  const dynamic = collect([cmd, ...args], 0, commands, names)
+  return { commands, names, dynamic }
 }
 
-function collect(argv: readonly string[], depth: number, out: string[][]): string | undefined {
+function collect(argv: readonly string[], depth: number, out: string[][], names: string[]): string | undefined {
   if (argv.length === 0) return undefined
   if (depth > MAX_DEPTH) return 'the command nests too many wrappers to be checked'
-  out.push([...argv])
   const executable = argv[0]!
+  const name = executableName(executable)
+  out.push(argv as string[])
+  names.push(name)
   if (executable === '' || /[$`]/.test(executable)) {
     return `the command word ${JSON.stringify(executable)} is computed when the script runs`
   }
-  const name = executableName(executable)
   const rest = argv.slice(1)
   let wrapped: string[][] | { dynamic: string } | undefined
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
@@ -55,7 +58,7 @@ function collect(argv: readonly string[], depth: number, out: string[][]): strin
   if (wrapped === undefined) return undefined
   if (!Array.isArray(wrapped)) return wrapped.dynamic
   let dynamic: string | undefined
-  for (const command of wrapped) dynamic ??= collect(command, depth + 1, out)
+  for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names)
   return dynamic
 }
 
