@@ -464,3 +464,15 @@ export class E_ARTIFACT_QUERY_FAILED extends BaseException {
   static override status = 422
   static override message = 'Artifact query failed'
 }
+
+/**
+ * A tool's input schema has no faithful form for one provider (a root
+ * `.when()` whose branches differ, an OpenAI strict-mode limit…). Raised
+ * when the definition is built, never left for the provider to refuse at
+ * request time; `details` names the tool, the provider, the field and the rule.
+ */
+export class E_PROVIDER_SCHEMA_UNSUPPORTED extends BaseException {
+  static override code = 'E_PROVIDER_SCHEMA_UNSUPPORTED'
+  static override status = 422
+  static override message = 'The tool schema cannot be expressed for this provider'
+}

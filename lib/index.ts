@@ -38,6 +38,7 @@ export {
   E_NOT_A_TOOL,
   E_NOT_CANONICALIZABLE,
   E_OPTIONAL_DEPENDENCY_MISSING,
+  E_PROVIDER_SCHEMA_UNSUPPORTED,
   E_TOOL_ABORTED,
   E_TOOL_ALREADY_REGISTERED,
   E_TOOL_BINARY_FILE,
@@ -332,8 +333,22 @@ export {
   type ToJsonSchemaOptions,
 } from './providers/json_schema.js'
 export {
+  OPENAI_STRICT_LIMITS,
   toOpenAIStrictSchema,
+  type OpenAIStrictSchemaOptions,
 } from './providers/openai_strict.js'
+export {
+  PROPERTY_KEY_RULES,
+  PropertyKeyMap,
+  PropertyKeyMaps,
+  type PropertyKeyRename,
+  type PropertyKeyRules,
+} from './providers/property_key_map.js'
+export {
+  flattenRootAlternatives,
+  toToolInputSchema,
+  type FlattenContext,
+} from './providers/tool_input_schema.js'
 export {
   dropOptionalNulls,
 } from './providers/optional_nulls.js'
@@ -349,6 +364,7 @@ export {
 export {
   toAnthropicTool,
   toAnthropicTools,
+  type AnthropicInputSchema,
   type AnthropicTool,
   type AnthropicToolOptions,
 } from './providers/anthropic.js'
@@ -356,6 +372,7 @@ export {
   toGeminiFunctionDeclaration,
   toGeminiFunctionDeclarations,
   toGeminiSchema,
+  GeminiType,
   type GeminiFunctionDeclaration,
   type GeminiSchema,
   type GeminiToolOptions,

@@ -23,6 +23,7 @@ import {
 } from '../validation.js'
 import { callIdOf, idempotencyKeyOf, strictCallIdOf } from './call_identity.js'
 import type { DispatchContext, ToolExecutionEndEvent } from './dispatch_context.js'
+import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
@@ -317,6 +318,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   /** `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
   readonly #argsSchema: ObjectSchema<Args>
   #description: ToolDescription | undefined
+  /** The input schema's description when it has a `date()` (see `reviveJsonDates`), `null` when it has none. */
+  #dates: Description | null | undefined
 
   /**
    * @param raw - The tool's definition; validated against {@link Tool.schema}.
@@ -381,7 +384,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
       // Straight to joi with one shared options object: `asyncValidateOrThrow`
       // spreads a fresh options object per call, which costs joi a slow
       // preferences merge and, at ~1 µs, most of the executor's overhead.
-      return (await this.#argsSchema.validateAsync(args, VALIDATE_OPTIONS)) as Args
+      if (this.#dates === undefined) {
+        const description = this.inputSchema.describe()
+        this.#dates = hasDateSchema(description) ? description : null
+      }
+      const input = this.#dates === null ? args : reviveJsonDates(this.#dates, args)
+      return (await this.#argsSchema.validateAsync(input, VALIDATE_OPTIONS)) as Args
     } catch (caught) {
       if (!validator.isError(caught)) throw caught
       // Args come from a model and may hold secrets; the error is logged and journaled.

@@ -29,8 +29,22 @@ export {
   type ToJsonSchemaOptions,
 } from '../providers/json_schema.js'
 export {
+  OPENAI_STRICT_LIMITS,
   toOpenAIStrictSchema,
+  type OpenAIStrictSchemaOptions,
 } from '../providers/openai_strict.js'
+export {
+  PROPERTY_KEY_RULES,
+  PropertyKeyMap,
+  PropertyKeyMaps,
+  type PropertyKeyRename,
+  type PropertyKeyRules,
+} from '../providers/property_key_map.js'
+export {
+  flattenRootAlternatives,
+  toToolInputSchema,
+  type FlattenContext,
+} from '../providers/tool_input_schema.js'
 export {
   dropOptionalNulls,
 } from '../providers/optional_nulls.js'
@@ -46,6 +60,7 @@ export {
 export {
   toAnthropicTool,
   toAnthropicTools,
+  type AnthropicInputSchema,
   type AnthropicTool,
   type AnthropicToolOptions,
 } from '../providers/anthropic.js'
@@ -53,6 +68,7 @@ export {
   toGeminiFunctionDeclaration,
   toGeminiFunctionDeclarations,
   toGeminiSchema,
+  GeminiType,
   type GeminiFunctionDeclaration,
   type GeminiSchema,
   type GeminiToolOptions,

@@ -11,8 +11,9 @@ import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { BaseException, errorSummary, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
 import { aiSdkApproval } from './ai_sdk_approval.js'
-import { toJsonSchema, type JsonSchema } from './json_schema.js'
+import type { JsonSchema } from './json_schema.js'
 import { dropOptionalNulls } from './optional_nulls.js'
+import { toToolInputSchema } from './tool_input_schema.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
 
@@ -194,7 +195,7 @@ function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBy
 
 function inputSchemaOf(tool: Tool, prepare: (input: unknown) => unknown): AiSdkInputSchema {
   let json: JsonSchema | undefined
-  const schema = (): JsonSchema => (json ??= toJsonSchema(tool.inputSchema))
+  const schema = (): JsonSchema => (json ??= toToolInputSchema(tool.inputSchema))
   return {
     [AI_SDK_SCHEMA]: true,
     _type: undefined,

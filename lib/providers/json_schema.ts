@@ -6,7 +6,7 @@
  */
 import { isPlainObject } from '../utils/guards.js'
 import { validator, type Description, type Schema } from '../validation.js'
-import { forEachSchema, type JsonSchema } from './json_schema_walk.js'
+import { forEachSchema, typesOf, type JsonSchema } from './json_schema_walk.js'
 
 export type { JsonSchema, JsonSchemaNode } from './json_schema_walk.js'
 
@@ -38,7 +38,9 @@ export interface ToJsonSchemaOptions {
  *   lists `null` (joi writes `type: [..., "null"]` but leaves it out of the
  *   enum, which then rejects it);
  * - a `Joi.link('#id')` to the root schema's own `id` points at `#` (joi
- *   emits a `$ref` to a `$defs` entry it never writes).
+ *   emits a `$ref` to a `$defs` entry it never writes);
+ * - an array without item schema states `items: {}` (the same meaning;
+ *   OpenAI and Gemini refuse an array schema without `items`).
  *
  * What joi validates but JSON Schema cannot say is not expressed, so a
  * validator of the JSON Schema may accept values joi rejects: references
@@ -49,8 +51,9 @@ export interface ToJsonSchemaOptions {
  * (`email`, `uri`, `ip`, `hex`…), `forbidden()` keys of open objects, and
  * string lengths with characters outside the BMP (joi counts UTF-16 code
  * units, JSON Schema counts code points).
- * `Joi.date()` and `Joi.binary()` become strings (`date-time`, `binary`)
- * that joi itself only accepts with `convert: true`.
+ * `Joi.binary()` becomes a `binary` string that joi itself only accepts with
+ * `convert: true`; `Joi.date()` becomes a `date-time` string, which
+ * `Tool.validate` turns into a `Date` before joi sees it.
  *
  * @param schema - A joi schema, or the plain output of `schema.describe()`.
  * @param options - See {@link ToJsonSchemaOptions}.
@@ -71,6 +74,7 @@ export function toJsonSchema(schema: Schema | Description, options: ToJsonSchema
   annotate(json, description)
   pointRootLinksAtRoot(json, description)
   forEachSchema(json, addNullToNullableEnum)
+  forEachSchema(json, giveArraysItems)
   return options.$schema ? { $schema: JSON_SCHEMA_DIALECT, ...json } : json
 }
 
@@ -127,6 +131,16 @@ function branches(node: JsonSchema): JsonSchema[] {
   const list = node.anyOf
   if (Array.isArray(list)) for (const member of list) if (isPlainObject(member)) found.push(...branches(member))
   return found
+}
+
+/**
+ * `{ "type": "array" }` and `{ "type": "array", "items": {} }` accept the same
+ * values, but OpenAI answers 400 "array schema missing items" and Gemini
+ * "items: missing field" to the first: say `items` explicitly.
+ */
+function giveArraysItems(node: JsonSchema): void {
+  if (!typesOf(node).includes('array')) return
+  if (node.items === undefined && node.prefixItems === undefined && node.unevaluatedItems === undefined) node.items = {}
 }
 
 function addNullToNullableEnum(node: JsonSchema): void {

@@ -5,8 +5,8 @@
  * @module
  */
 import { Tool } from '../core/tool.js'
-import { toJsonSchema } from './json_schema.js'
 import { buildToolSet, type ProviderToolSet } from './provider_tool_set.js'
+import { toToolInputSchema } from './tool_input_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from './tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 
@@ -66,6 +66,9 @@ export interface McpToolOptions {
  * readable (`place_order` → `Place order`). `readOnlyHint = !sideEffect`,
  * `destructiveHint = sideEffect`, `idempotentHint = idempotent`;
  * `openWorldHint` is `meta.mcp.openWorldHint`, else `options.openWorldHint`.
+ * `inputSchema` always has `"type": "object"` at its root (a root `.when()`
+ * becomes `{ type: 'object', anyOf: [...] }`, see `toToolInputSchema`): the
+ * SDK client's `listTools()` refuses a whole list when one tool lacks it.
  *
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - The name map and the default `openWorldHint`.
@@ -82,7 +85,7 @@ export function toMcpTool(tool: ToolLike, options: McpToolOptions = {}): McpTool
     name: names.toProvider(described.name),
     title,
     description: described.description,
-    inputSchema: toJsonSchema(described.inputSchema) as McpInputSchema,
+    inputSchema: toToolInputSchema(described.inputSchema) as McpInputSchema,
     annotations: {
       title,
       readOnlyHint: !described.sideEffect,

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { toJsonSchema, type JsonSchema } from './json_schema.js'
+import type { JsonSchema } from './json_schema.js'
 import { toOpenAIStrictSchema } from './openai_strict.js'
 import { buildToolSet, type ProviderToolSet } from './provider_tool_set.js'
+import { flattenRootAlternatives, toToolInputSchema } from './tool_input_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from './tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 
@@ -61,6 +62,7 @@ export interface OpenAIToolOptions {
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - `strict` and the name map.
  * @returns `{ type: 'function', function: { name, description, parameters, strict } }`.
+ * @throws {@link toolsmith/core!E_PROVIDER_SCHEMA_UNSUPPORTED} as {@link toOpenAIResponsesTool} does.
  *
  * @example
  * ```ts
@@ -77,20 +79,27 @@ export function toOpenAITool(tool: ToolLike, options: OpenAIToolOptions = {}): O
 /**
  * The Responses API definition of a tool.
  *
+ * @remarks
+ * Root alternatives (a root `.when()`) are merged into one object when that
+ * is exact (OpenAI wants an object at the root); with `strict`, the schema
+ * must also fit strict mode's documented limits (see `toOpenAIStrictSchema`).
+ *
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - `strict` and the name map.
  * @returns `{ type: 'function', name, description, parameters, strict }`.
+ * @throws {@link toolsmith/core!E_PROVIDER_SCHEMA_UNSUPPORTED} for root alternatives that are not one object, or
+ *   (strict) a schema over a strict-mode limit.
  */
 export function toOpenAIResponsesTool(tool: ToolLike, options: OpenAIToolOptions = {}): OpenAIResponsesTool {
   const described = toToolDescription(tool)
   const strict = options.strict === true
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.openai)
-  const schema = toJsonSchema(described.inputSchema)
+  const schema = flattenRootAlternatives(toToolInputSchema(described.inputSchema), { tool: described.name, provider: 'openai' })
   return {
     type: 'function',
     name: names.toProvider(described.name),
     description: described.description,
-    parameters: strict ? toOpenAIStrictSchema(schema) : schema,
+    parameters: strict ? toOpenAIStrictSchema(schema, { tool: described.name }) : schema,
     strict,
   }
 }

@@ -4,8 +4,32 @@
  *
  * @module
  */
+import { E_PROVIDER_SCHEMA_UNSUPPORTED } from '../exceptions.js'
 import { isPlainObject } from '../utils/guards.js'
 import { mapSubschemas, typesOf, type JsonSchema, type JsonSchemaNode } from './json_schema_walk.js'
+
+/**
+ * Strict mode's documented size limits
+ * (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas).
+ */
+export const OPENAI_STRICT_LIMITS = {
+  /** Most levels of object nesting (the root object is level 1). */
+  maxNestingDepth: 10,
+  /** Most object properties in the whole schema. */
+  maxProperties: 5000,
+  /** Most enum values in the whole schema. */
+  maxEnumValues: 1000,
+  /** Most characters of all property names, definition names, enum and const values together. */
+  maxTotalStringLength: 120_000,
+  /** Most characters of the values of one string enum that has more than 250 values. */
+  maxLargeEnumStringLength: 15_000,
+} as const
+
+/** Options of {@link toOpenAIStrictSchema}. */
+export interface OpenAIStrictSchemaOptions {
+  /** The tool's name, for the error when a limit is exceeded. */
+  tool?: string
+}
 
 /** Keywords OpenAI's strict mode accepts; every other keyword is removed. */
 const SUPPORTED = new Set([
@@ -61,13 +85,75 @@ const ANY_SCALAR: JsonSchema = {
  *   so the model still sees it;
  * - a schema that accepts anything (`Joi.any()`) becomes "any scalar", and an
  *   open object (`Joi.object()` with no keys) can only be `{}`: strict mode
- *   has no way to express a free-form value.
+ *   has no way to express a free-form value;
+ * - the result must fit strict mode's limits ({@link OPENAI_STRICT_LIMITS}:
+ *   10 levels of object nesting, 5,000 properties, 1,000 enum values,
+ *   120,000 characters of names and values); a schema over one is refused
+ *   here rather than by the API at request time.
  *
  * @param schema - A JSON Schema whose root is an object (as `toJsonSchema` returns for a tool).
+ * @param options - The tool's name, for errors.
  * @returns A new schema; the input is not modified.
+ * @throws {@link toolsmith/core!E_PROVIDER_SCHEMA_UNSUPPORTED} naming the field and the limit when one is exceeded.
  */
-export function toOpenAIStrictSchema(schema: JsonSchema): JsonSchema {
-  return strictify(schema) as JsonSchema
+export function toOpenAIStrictSchema(schema: JsonSchema, options: OpenAIStrictSchemaOptions = {}): JsonSchema {
+  const strict = strictify(schema) as JsonSchema
+  checkLimits(strict, options.tool ?? '(schema)')
+  return strict
+}
+
+/** Walk the strict schema once, counting what the limits count; throw at the first limit crossed. */
+function checkLimits(schema: JsonSchema, tool: string): void {
+  const L = OPENAI_STRICT_LIMITS
+  let properties = 0
+  let enumValues = 0
+  let chars = 0
+  const refuse = (path: string, rule: string, detail: string): never => {
+    throw new E_PROVIDER_SCHEMA_UNSUPPORTED(
+      `Tool "${tool}" cannot be offered to OpenAI with strict: true: ${detail} at ${path}, and strict mode allows ${rule}. ` +
+        'Flatten the schema, or send it with strict: false.',
+      { details: { tool, provider: 'openai-strict', path, rule } },
+    )
+  }
+  const visit = (node: unknown, path: string, depth: number): void => {
+    if (!isPlainObject(node)) return
+    const isObject = typesOf(node).includes('object') || isPlainObject(node.properties)
+    const level = isObject ? depth + 1 : depth
+    if (level > L.maxNestingDepth) {
+      refuse(path, `at most ${L.maxNestingDepth} levels of object nesting`, `object nesting reaches level ${level}`)
+    }
+    if (Array.isArray(node.enum)) {
+      enumValues += node.enum.length
+      const strings = node.enum.filter((v): v is string => typeof v === 'string')
+      const length = strings.reduce((n, v) => n + v.length, 0)
+      chars += length
+      if (node.enum.length > 250 && length > L.maxLargeEnumStringLength) {
+        refuse(path, `at most ${L.maxLargeEnumStringLength} characters in an enum of more than 250 values`, `an enum of ${node.enum.length} values totals ${length} characters`)
+      }
+      if (enumValues > L.maxEnumValues) refuse(path, `at most ${L.maxEnumValues} enum values in a schema`, `the enum values reach ${enumValues}`)
+    }
+    if (typeof node.const === 'string') chars += node.const.length
+    if (isPlainObject(node.$defs)) {
+      for (const [name, def] of Object.entries(node.$defs)) {
+        chars += name.length
+        visit(def, `${path}/$defs/${name}`, 0)
+      }
+    }
+    if (isPlainObject(node.properties)) {
+      for (const [key, child] of Object.entries(node.properties)) {
+        properties++
+        chars += key.length
+        if (properties > L.maxProperties) refuse(`${path}/properties/${key}`, `at most ${L.maxProperties} properties in a schema`, `the properties reach ${properties}`)
+        visit(child, `${path}/properties/${key}`, level)
+      }
+    }
+    if (chars > L.maxTotalStringLength) {
+      refuse(path, `at most ${L.maxTotalStringLength} characters of names and enum values`, `the names and values reach ${chars} characters`)
+    }
+    if (isPlainObject(node.items)) visit(node.items, `${path}/items`, level)
+    if (Array.isArray(node.anyOf)) node.anyOf.forEach((m, i) => visit(m, `${path}/anyOf/${i}`, depth))
+  }
+  visit(schema, '#', 0)
 }
 
 function strictify(node: JsonSchemaNode): JsonSchemaNode {

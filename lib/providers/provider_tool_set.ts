@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PropertyKeyMaps } from './property_key_map.js'
 import { toolLikeList, type ToolLike, type ToolLikeCollection } from './tool_like.js'
 import { ToolNameMap, type ToolNameRule } from './tool_name_map.js'
 
@@ -17,6 +18,12 @@ export interface ProviderToolSet<D> {
   definitions: D[]
   /** Tool name ↔ provider name; `names.renamed` reports every change, `names.fromProvider()` resolves a call. */
   names: ToolNameMap
+  /**
+   * Property keys renamed for a provider with a key rule (Anthropic, Gemini):
+   * map a call's arguments back with `keys.argsFromProvider(toolName, args)`
+   * before validating. Absent for providers that take any key.
+   */
+  keys?: PropertyKeyMaps
 }
 
 /**
@@ -27,6 +34,7 @@ export interface ProviderToolSet<D> {
  * @param rule - The provider's naming rule.
  * @param names - A map to reuse, or `undefined` for a fresh one.
  * @param build - Builds one definition.
+ * @param keys - The property-key maps `build` fills in, for providers with a key rule.
  * @returns The definitions and the map.
  */
 export function buildToolSet<D>(
@@ -34,8 +42,9 @@ export function buildToolSet<D>(
   rule: ToolNameRule,
   names: ToolNameMap | undefined,
   build: (tool: ToolLike, names: ToolNameMap) => D,
+  keys?: PropertyKeyMaps,
 ): ProviderToolSet<D> {
   const list = toolLikeList(tools)
   const map = names ?? new ToolNameMap(rule, list.map((t) => t.name))
-  return { definitions: list.map((tool) => build(tool, map)), names: map }
+  return { definitions: list.map((tool) => build(tool, map)), names: map, ...(keys ? { keys } : {}) }
 }

@@ -5,7 +5,7 @@
  */
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { Tool } from '../core/tool.js'
-import { toJsonSchema } from '../providers/json_schema.js'
+import { toToolInputSchema } from '../providers/tool_input_schema.js'
 import type { ToolDefinition } from './messages.js'
 
 const cache = new WeakMap<Tool, ToolDefinition>()
@@ -20,7 +20,7 @@ export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = cache.get(tool)
   if (!definition) {
     const description = tool.describe()
-    definition = { ...description, jsonSchema: toJsonSchema(description.inputSchema) }
+    definition = { ...description, jsonSchema: toToolInputSchema(description.inputSchema) }
     cache.set(tool, definition)
   }
   return structuredClone(definition)

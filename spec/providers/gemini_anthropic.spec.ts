@@ -25,16 +25,16 @@ describe('toGeminiFunctionDeclaration', () => {
     const keys = everyKey(declaration.parameters)
     expect(keys.filter((k) => GEMINI_FORBIDDEN.includes(k))).toEqual([])
     // Property names are data, not keywords: check the type keyword values only.
-    const types = JSON.stringify(declaration.parameters).match(/"type":("[a-z]+"|\[)/g) ?? []
+    const types = JSON.stringify(declaration.parameters).match(/"type":("[A-Z]+"|\[)/g) ?? []
     expect(types.every((t) => !t.endsWith('['))).toBe(true)
   })
 
   it('turns type lists into nullable, keeps string enums and describes the others', () => {
     const parameters = toGeminiFunctionDeclaration(createTicketTool()).parameters!
-    expect(parameters.properties!.estimate).toMatchObject({ type: 'number', nullable: true })
-    expect(parameters.properties!.priority).toMatchObject({ type: 'string', enum: ['low', 'normal', 'high'] })
-    expect(parameters.properties!.severity).toEqual({ type: 'number', description: '1 = critical, 3 = cosmetic\nAllowed values: 1, 2, 3.' })
-    expect(parameters.properties!.assignee!.properties!.team).toEqual({ type: 'string', enum: ['web', 'api', 'infra'], nullable: true })
+    expect(parameters.properties!.estimate).toMatchObject({ type: 'NUMBER', nullable: true })
+    expect(parameters.properties!.priority).toMatchObject({ type: 'STRING', enum: ['low', 'normal', 'high'] })
+    expect(parameters.properties!.severity).toEqual({ type: 'NUMBER', description: '1 = critical, 3 = cosmetic\nAllowed values: 1, 2, 3.' })
+    expect(parameters.properties!.assignee!.properties!.team).toEqual({ type: 'STRING', enum: ['web', 'api', 'infra'], nullable: true })
     expect(parameters.properties!.title!.example).toBe('Login fails on Safari')
   })
 
@@ -57,19 +57,23 @@ describe('toGeminiFunctionDeclaration', () => {
       $defs: { point: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'], additionalProperties: false } },
     })
     const p = schema.properties!
-    expect(p.point).toEqual({ type: 'object', properties: { x: { type: 'number' } }, required: ['x'] })
-    expect(p.self!.properties!.self).toEqual({ type: 'object', description: '(recursive structure)' })
-    expect(p.kind).toEqual({ type: 'string', enum: ['fixed'] })
-    expect(p.answer).toEqual({ description: 'Allowed values: 42.' })
-    expect(p.either).toEqual({ type: 'string', nullable: true })
+    expect(p.point).toEqual({ type: 'OBJECT', properties: { x: { type: 'NUMBER' } }, required: ['x'] })
+    expect(p.self!.properties!.self).toEqual({ type: 'OBJECT', description: '(recursive structure)' })
+    expect(p.kind).toEqual({ type: 'STRING', enum: ['fixed'] })
+    expect(p.answer).toEqual({
+      anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }, { type: 'BOOLEAN' }],
+      nullable: true,
+      description: 'Allowed values: 42.',
+    })
+    expect(p.either).toEqual({ type: 'STRING', nullable: true })
     expect(p.mixed).toEqual({
-      anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+      anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }, { type: 'BOOLEAN' }],
       description: 'Allowed values: "a", 1, true.',
     })
-    expect(p.tags).toEqual({ type: 'array', items: { type: 'string' } })
-    expect(p.open).toEqual({ type: 'object' })
-    expect(p.n).toEqual({ type: 'integer', minimum: 0, format: 'int64' })
-    expect(p.when).toEqual({ type: 'string' })
+    expect(p.tags).toEqual({ type: 'ARRAY', items: { type: 'STRING' } })
+    expect(p.open).toEqual({ type: 'OBJECT' })
+    expect(p.n).toEqual({ type: 'INTEGER', minimum: 0, format: 'int64' })
+    expect(p.when).toEqual({ type: 'STRING' })
     expect(schema).not.toHaveProperty('$schema')
   })
 

@@ -172,7 +172,7 @@ describe('Gemini adapter', () => {
     })
     const result = await runner.run('Oslo?')
     expect(result.text).toBe('Mild.')
-    expect(bodies[0].tools[0].functionDeclarations[0]).toMatchObject({ name: 'weather', parameters: { type: 'object' } })
+    expect(bodies[0].tools[0].functionDeclarations[0]).toMatchObject({ name: 'weather', parameters: { type: 'OBJECT' } })
     const response = bodies[1].contents.at(-1).parts[0].functionResponse
     expect(response).toMatchObject({ name: 'weather', response: { output: '21 degrees in Oslo' } })
     expect(response.id).toBe(result.toolCalls[0]!.id)

@@ -5,7 +5,7 @@
  */
 import { toAnthropicTools, type AnthropicTool } from '../../providers/anthropic.js'
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
-import { unmapCall } from './shared.js'
+import { unmapCall, withArgsMappedBack } from './shared.js'
 
 /** A text block. */
 export interface AnthropicTextBlock {
@@ -172,12 +172,13 @@ export function anthropicModel(
   options: AnthropicModelOptions = {},
 ): TurnModel {
   return async (request: ModelRequest) => {
-    const { definitions, names } = toAnthropicTools(request.tools)
+    const { definitions, names, keys } = toAnthropicTools(request.tools)
     const body: AnthropicRequestBody = {
       ...(options.system ? { system: options.system } : {}),
       messages: toAnthropicMessages(request.messages, (n) => names.toProvider(n)),
       ...(definitions.length ? { tools: definitions } : {}),
     }
-    return fromAnthropicResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+    const response = fromAnthropicResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+    return withArgsMappedBack(response, keys)
   }
 }

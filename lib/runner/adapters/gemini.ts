@@ -5,7 +5,7 @@
  */
 import { toGeminiFunctionDeclarations, type GeminiFunctionDeclaration } from '../../providers/gemini.js'
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
-import { toolNamesById, unmapCall } from './shared.js'
+import { toolNamesById, unmapCall, withArgsMappedBack } from './shared.js'
 
 /** A text part. */
 export interface GeminiTextPart {
@@ -213,12 +213,13 @@ export function geminiModel(
   options: GeminiModelOptions = {},
 ): TurnModel {
   return async (request: ModelRequest) => {
-    const { definitions, names } = toGeminiFunctionDeclarations(request.tools)
+    const { definitions, names, keys } = toGeminiFunctionDeclarations(request.tools)
     const body: GeminiRequestBody = {
       contents: toGeminiContents(request.messages, (n) => names.toProvider(n)),
       ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
       ...(definitions.length ? { tools: [{ functionDeclarations: definitions }] } : {}),
     }
-    return fromGeminiResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+    const response = fromGeminiResponse(await send(body, request.signal), (n) => names.fromProvider(n))
+    return withArgsMappedBack(response, keys)
   }
 }

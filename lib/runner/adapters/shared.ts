@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { Message, ModelToolCall } from '../messages.js'
+import type { PropertyKeyMaps } from '../../providers/property_key_map.js'
+import type { Message, ModelResponse, ModelToolCall } from '../messages.js'
 
 /**
  * Parse a provider's JSON-encoded arguments. Text that is not JSON is passed on
@@ -50,4 +51,19 @@ export function toolNamesById(messages: readonly Message[]): Map<string, string>
  */
 export function unmapCall(call: ModelToolCall, fromProvider: (name: string) => string | undefined): ModelToolCall {
   return { ...call, name: fromProvider(call.name) ?? call.name }
+}
+
+/**
+ * A response whose tool calls carry their arguments under the schema's own
+ * keys (providers with a key rule saw renamed ones).
+ *
+ * @param response - The response, names already mapped back.
+ * @param keys - The key maps the definitions were built with, if any.
+ * @returns The response with mapped arguments.
+ *
+ * @internal
+ */
+export function withArgsMappedBack(response: ModelResponse, keys: PropertyKeyMaps | undefined): ModelResponse {
+  if (keys === undefined || keys.renamed.length === 0 || !response.toolCalls?.length) return response
+  return { ...response, toolCalls: response.toolCalls.map((call) => ({ ...call, args: keys.argsFromProvider(call.name, call.args) })) }
 }
