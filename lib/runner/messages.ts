@@ -6,6 +6,15 @@
  */
 import type { ToolDescription } from '../core/tool.js'
 
+/**
+ * Provider data an adapter needs back on the next request, keyed by adapter
+ * (`anthropic`, `gemini`, `openai`, `aiSdk`): Anthropic's `thinking` blocks
+ * with their signatures, Gemini's `thoughtSignature`s, OpenAI's reasoning
+ * items. The runner keeps it on the message (and `copyMessages` copies it)
+ * without reading it; an adapter ignores other adapters' keys.
+ */
+export type ProviderMetadata = Record<string, unknown>
+
 /** A tool call as a model asks for it. */
 export interface ModelToolCall {
   /** The provider's id for the call (`call_…`, `toolu_…`); the runner makes one up when empty. */
@@ -14,6 +23,8 @@ export interface ModelToolCall {
   name: string
   /** The arguments, already parsed from JSON. */
   args: unknown
+  /** What the adapter must send back with this call (Gemini's part-level `thoughtSignature`…). */
+  providerMetadata?: ProviderMetadata
 }
 
 /** Who wrote a {@link Message}. */
@@ -39,6 +50,8 @@ export interface Message {
   toolCallId?: string
   /** On a tool message: whether the call failed. */
   isError?: boolean
+  /** On an assistant message: what the adapter must send back with it (thinking blocks, reasoning items…). */
+  providerMetadata?: ProviderMetadata
 }
 
 /**
@@ -68,6 +81,8 @@ export interface ModelResponse {
   text?: string
   /** The tools it wants to call; none ends the turn. */
   toolCalls?: ModelToolCall[]
+  /** Kept on the assistant message this response becomes, for the adapter's next request. */
+  providerMetadata?: ProviderMetadata
 }
 
 /** The model callback: one request in, one response out. Bring any provider through an adapter. */
@@ -82,9 +97,17 @@ export type TurnModel = (request: ModelRequest) => Promise<ModelResponse> | Mode
 export function copyMessages(messages: readonly Message[]): Message[] {
   return messages.map((message) => {
     const copy: Message = { role: message.role, content: message.content }
-    if (message.toolCalls) copy.toolCalls = message.toolCalls.map((c) => ({ id: c.id, name: c.name, args: cloneArgs(c.args) }))
+    if (message.toolCalls) {
+      copy.toolCalls = message.toolCalls.map((c) => ({
+        id: c.id,
+        name: c.name,
+        args: cloneArgs(c.args),
+        ...(c.providerMetadata === undefined ? {} : { providerMetadata: cloneArgs(c.providerMetadata) as ProviderMetadata }),
+      }))
+    }
     if (message.toolCallId !== undefined) copy.toolCallId = message.toolCallId
     if (message.isError !== undefined) copy.isError = message.isError
+    if (message.providerMetadata !== undefined) copy.providerMetadata = cloneArgs(message.providerMetadata) as ProviderMetadata
     return copy
   })
 }

@@ -340,7 +340,8 @@ class Turn {
       text = typeof response?.text === 'string' ? response.text : ''
       const calls = normaliseCalls(response?.toolCalls, step, usedCallIds(this.#messages))
       emit({ type: 'model-end', step, text, toolCalls: calls.map(({ id, name }) => ({ id, name })), durationMs: performance.now() - started })
-      this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) })
+      const providerMetadata = response?.providerMetadata
+      this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}), ...(providerMetadata ? { providerMetadata } : {}) })
       if (calls.length === 0) break
       const offered = new Map(tools.map((t) => [t.name, t]))
       const outcomes = await this.#untilAborted(this.#runCalls(calls, offered, step))
@@ -586,7 +587,8 @@ function normaliseCalls(calls: ModelToolCall[] | undefined, step: number, used: 
     let id = given
     for (let n = 2; used.has(id); n++) id = `${given}_${n}`
     used.add(id)
-    return { id, name: typeof call?.name === 'string' ? call.name : String(call?.name), args: call?.args ?? {} }
+    const name = typeof call?.name === 'string' ? call.name : String(call?.name)
+    return { id, name, args: call?.args ?? {}, ...(call?.providerMetadata ? { providerMetadata: call.providerMetadata } : {}) }
   })
 }
 

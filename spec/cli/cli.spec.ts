@@ -129,7 +129,7 @@ describe.concurrent('toolsmith describe', () => {
     ['openai', (d: any) => d.type === 'function' && d.function.name === 'read' && d.function.parameters.type === 'object'],
     ['openai-responses', (d: any) => d.type === 'function' && d.name === 'read' && d.parameters.type === 'object'],
     ['anthropic', (d: any) => d.name === 'read' && d.input_schema.type === 'object'],
-    ['gemini', (d: any) => d.name === 'read' && d.parameters.type === 'object' && !('additionalProperties' in d.parameters)],
+    ['gemini', (d: any) => d.name === 'read' && d.parameters.type === 'OBJECT' && !('additionalProperties' in d.parameters)],
     ['mcp', (d: any) => d.name === 'read' && d.inputSchema.type === 'object' && d.annotations.readOnlyHint === true],
   ])('prints the %s shape with --provider', async (provider, check) => {
     const run = await runCli(['describe', '--provider', provider])

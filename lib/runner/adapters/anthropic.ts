@@ -4,6 +4,7 @@
  * @module
  */
 import { toAnthropicTools, type AnthropicTool } from '../../providers/anthropic.js'
+import { isPlainObject } from '../../utils/guards.js'
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
 import { unmapCall, withArgsMappedBack } from './shared.js'
 
@@ -39,8 +40,31 @@ export interface AnthropicToolResultBlock {
   is_error?: boolean
 }
 
+/** An extended-thinking block, sent back exactly as received (its `signature` is checked by the API). */
+export interface AnthropicThinkingBlock {
+  /** Always `'thinking'`. */
+  type: 'thinking'
+  /** The thinking text. */
+  thinking: string
+  /** The opaque signature. */
+  signature: string
+}
+
+/** A redacted thinking block, sent back exactly as received. */
+export interface AnthropicRedactedThinkingBlock {
+  /** Always `'redacted_thinking'`. */
+  type: 'redacted_thinking'
+  /** The encrypted thinking. */
+  data: string
+}
+
 /** A content block of an Anthropic message, as the adapter writes it. */
-export type AnthropicContentBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock
+export type AnthropicContentBlock =
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
+  | AnthropicTextBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock
 
 /** An Anthropic message: roles alternate, tool results travel in user messages. */
 export interface AnthropicMessage {
@@ -62,8 +86,14 @@ export interface AnthropicRequestBody {
 
 /** A content block of a response, as loosely as the adapter needs it. */
 export interface AnthropicResponseBlockLike {
-  /** `text` and `tool_use` are read; other types (thinking…) are ignored. */
+  /** `text` and `tool_use` are read; `thinking` and `redacted_thinking` are kept for the next request; other types are ignored. */
   type: string
+  /** The text of a `thinking` block. */
+  thinking?: string
+  /** The signature of a `thinking` block. */
+  signature?: string
+  /** The data of a `redacted_thinking` block. */
+  data?: string
   /** The text of a `text` block. */
   text?: string
   /** The call id of a `tool_use` block. */
@@ -89,15 +119,20 @@ export interface AnthropicModelOptions {
 /**
  * Our messages as Anthropic messages: tool results become `tool_result`
  * blocks of a user message, and consecutive messages of one role are merged,
- * as the API requires.
+ * as the API requires. An assistant message keeps the `thinking` and
+ * `redacted_thinking` blocks of its response (from `providerMetadata.anthropic`),
+ * first and in their order, signatures intact: with extended thinking on, the
+ * API refuses a tool result whose assistant turn lost them.
  *
  * @param messages - The neutral conversation.
  * @param toProviderName - Maps a tool name to the provider's.
+ * @param toProviderArgs - Maps a call's arguments to the keys the provider saw (see `PropertyKeyMaps`).
  * @returns The provider's messages.
  */
 export function toAnthropicMessages(
   messages: readonly Message[],
   toProviderName: (name: string) => string = (n) => n,
+  toProviderArgs: (name: string, args: unknown) => unknown = (_n, args) => args,
 ): AnthropicMessage[] {
   const out: AnthropicMessage[] = []
   const push = (role: AnthropicMessage['role'], blocks: AnthropicContentBlock[]): void => {
@@ -117,9 +152,10 @@ export function toAnthropicMessages(
         },
       ])
     } else if (message.role === 'assistant') {
-      const blocks: AnthropicContentBlock[] = message.content ? [{ type: 'text', text: message.content }] : []
+      const blocks: AnthropicContentBlock[] = thinkingBlocksOf(message)
+      if (message.content) blocks.push({ type: 'text', text: message.content })
       for (const call of message.toolCalls ?? []) {
-        blocks.push({ type: 'tool_use', id: call.id, name: toProviderName(call.name), input: call.args ?? {} })
+        blocks.push({ type: 'tool_use', id: call.id, name: toProviderName(call.name), input: toProviderArgs(call.name, call.args ?? {}) })
       }
       push('assistant', blocks)
     } else {
@@ -134,7 +170,7 @@ export function toAnthropicMessages(
  *
  * @param response - The provider's response.
  * @param fromProviderName - Maps a provider tool name back to the tool's name.
- * @returns `{ text, toolCalls }`.
+ * @returns `{ text, toolCalls }`, and `providerMetadata.anthropic.thinking` (the thinking blocks, verbatim) when there are any.
  */
 export function fromAnthropicResponse(
   response: AnthropicResponseLike,
@@ -148,7 +184,22 @@ export function fromAnthropicResponse(
   const toolCalls: ModelToolCall[] = blocks
     .filter((b) => b.type === 'tool_use')
     .map((b) => unmapCall({ id: b.id ?? '', name: b.name ?? '', args: b.input ?? {} }, fromProviderName))
-  return { text, toolCalls }
+  const thinking: AnthropicContentBlock[] = []
+  for (const b of blocks) {
+    if (b.type === 'thinking') thinking.push({ type: 'thinking', thinking: b.thinking ?? '', signature: b.signature ?? '' })
+    else if (b.type === 'redacted_thinking') thinking.push({ type: 'redacted_thinking', data: b.data ?? '' })
+  }
+  return { text, toolCalls, ...(thinking.length ? { providerMetadata: { anthropic: { thinking } } } : {}) }
+}
+
+/** The thinking blocks an assistant message carries for Anthropic. */
+function thinkingBlocksOf(message: Message): AnthropicContentBlock[] {
+  const stored = message.providerMetadata?.anthropic
+  const list = isPlainObject(stored) && Array.isArray(stored.thinking) ? (stored.thinking as unknown[]) : []
+  return list.filter(
+    (b): b is AnthropicThinkingBlock | AnthropicRedactedThinkingBlock =>
+      isPlainObject(b) && (b.type === 'thinking' || b.type === 'redacted_thinking'),
+  )
 }
 
 /**
@@ -175,7 +226,7 @@ export function anthropicModel(
     const { definitions, names, keys } = toAnthropicTools(request.tools)
     const body: AnthropicRequestBody = {
       ...(options.system ? { system: options.system } : {}),
-      messages: toAnthropicMessages(request.messages, (n) => names.toProvider(n)),
+      messages: toAnthropicMessages(request.messages, (n) => names.toProvider(n), (n, args) => keys?.argsToProvider(n, args) ?? args),
       ...(definitions.length ? { tools: definitions } : {}),
     }
     const response = fromAnthropicResponse(await send(body, request.signal), (n) => names.fromProvider(n))

@@ -4,13 +4,16 @@
  * @module
  */
 import { toGeminiFunctionDeclarations, type GeminiFunctionDeclaration } from '../../providers/gemini.js'
-import type { Message, ModelRequest, ModelResponse, ModelToolCall, TurnModel } from '../messages.js'
+import { isPlainObject } from '../../utils/guards.js'
+import type { Message, ModelRequest, ModelResponse, ModelToolCall, ProviderMetadata, TurnModel } from '../messages.js'
 import { toolNamesById, unmapCall, withArgsMappedBack } from './shared.js'
 
 /** A text part. */
 export interface GeminiTextPart {
   /** The text. */
   text: string
+  /** The thought signature the model attached to this part, sent back as received. */
+  thoughtSignature?: string
 }
 
 /** A function call the model made. */
@@ -19,18 +22,26 @@ export interface GeminiFunctionCall {
   id?: string
   /** The function's name (as the provider knows it). */
   name: string
-  /** The arguments. */
-  args: unknown
+  /** The arguments (an object, as `@google/genai`'s `FunctionCall.args`). */
+  args: Record<string, unknown>
 }
 
 /** A part carrying a function call. */
 export interface GeminiFunctionCallPart {
   /** The call. */
   functionCall: GeminiFunctionCall
+  /**
+   * The thought signature of the call, sent back as received: Gemini 3
+   * answers 400 "Function call is missing a thought_signature" without it.
+   */
+  thoughtSignature?: string
 }
 
-/** A function's result: `output` on success, `error` on failure. */
-export interface GeminiFunctionResponseBody {
+/**
+ * A function's result: `output` on success, `error` on failure (a type
+ * alias, so it fits the SDK's `Record<string, unknown>`).
+ */
+export type GeminiFunctionResponseBody = {
   /** The result text. */
   output?: string
   /** The error text. */
@@ -104,6 +115,8 @@ export interface GeminiResponsePartLike {
   thought?: boolean
   /** A function call. */
   functionCall?: GeminiFunctionCallLike
+  /** The part's thought signature, kept for the next request. */
+  thoughtSignature?: string
 }
 
 /** The content of a candidate. */
@@ -137,11 +150,13 @@ export interface GeminiModelOptions {
  *
  * @param messages - The neutral conversation.
  * @param toProviderName - Maps a tool name to the provider's.
- * @returns The provider's contents.
+ * @param toProviderArgs - Maps a call's arguments to the keys the provider saw (see `PropertyKeyMaps`).
+ * @returns The provider's contents (thought signatures back on their parts).
  */
 export function toGeminiContents(
   messages: readonly Message[],
   toProviderName: (name: string) => string = (n) => n,
+  toProviderArgs: (name: string, args: unknown) => unknown = (_n, args) => args,
 ): GeminiContent[] {
   const out: GeminiContent[] = []
   const names = toolNamesById(messages)
@@ -158,9 +173,17 @@ export function toGeminiContents(
       const response = message.isError ? { error: message.content } : { output: message.content }
       push('user', [{ functionResponse: { ...(id ? { id } : {}), name, response } }])
     } else if (message.role === 'assistant') {
-      const parts: GeminiPart[] = message.content ? [{ text: message.content }] : []
+      const textSignature = signatureOf(message.providerMetadata)
+      const parts: GeminiPart[] = message.content
+        ? [{ text: message.content, ...(textSignature === undefined ? {} : { thoughtSignature: textSignature }) }]
+        : []
       for (const call of message.toolCalls ?? []) {
-        parts.push({ functionCall: { id: call.id, name: toProviderName(call.name), args: call.args ?? {} } })
+        const args = toProviderArgs(call.name, call.args ?? {})
+        const signature = signatureOf(call.providerMetadata)
+        parts.push({
+          functionCall: { id: call.id, name: toProviderName(call.name), args: isPlainObject(args) ? args : {} },
+          ...(signature === undefined ? {} : { thoughtSignature: signature }),
+        })
       }
       push('model', parts)
     } else {
@@ -172,6 +195,11 @@ export function toGeminiContents(
 
 /**
  * A Gemini response in the neutral shape (thought parts are skipped).
+ *
+ * @remarks
+ * A part's `thoughtSignature` is kept: a call's in its `providerMetadata.gemini`,
+ * the first text part's in the response's, and {@link toGeminiContents} puts
+ * each back on its part (Gemini 3 refuses a function call sent back without it).
  *
  * @param response - The provider's response.
  * @param fromProviderName - Maps a provider tool name back to the tool's name.
@@ -188,8 +216,18 @@ export function fromGeminiResponse(
     .join('')
   const toolCalls: ModelToolCall[] = parts
     .filter((p) => p.functionCall)
-    .map((p) => unmapCall({ id: p.functionCall!.id ?? '', name: p.functionCall!.name ?? '', args: p.functionCall!.args ?? {} }, fromProviderName))
-  return { text, toolCalls }
+    .map((p) => {
+      const call = unmapCall({ id: p.functionCall!.id ?? '', name: p.functionCall!.name ?? '', args: p.functionCall!.args ?? {} }, fromProviderName)
+      return typeof p.thoughtSignature === 'string' ? { ...call, providerMetadata: { gemini: { thoughtSignature: p.thoughtSignature } } } : call
+    })
+  const textSignature = parts.find((p) => typeof p.text === 'string' && !p.thought && typeof p.thoughtSignature === 'string')?.thoughtSignature
+  return { text, toolCalls, ...(textSignature === undefined ? {} : { providerMetadata: { gemini: { thoughtSignature: textSignature } } }) }
+}
+
+/** The Gemini thought signature kept in a message's or call's provider metadata. */
+function signatureOf(metadata: ProviderMetadata | undefined): string | undefined {
+  const gemini = metadata?.gemini
+  return isPlainObject(gemini) && typeof gemini.thoughtSignature === 'string' ? gemini.thoughtSignature : undefined
 }
 
 /**
@@ -215,7 +253,7 @@ export function geminiModel(
   return async (request: ModelRequest) => {
     const { definitions, names, keys } = toGeminiFunctionDeclarations(request.tools)
     const body: GeminiRequestBody = {
-      contents: toGeminiContents(request.messages, (n) => names.toProvider(n)),
+      contents: toGeminiContents(request.messages, (n) => names.toProvider(n), (n, args) => keys?.argsToProvider(n, args) ?? args),
       ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
       ...(definitions.length ? { tools: [{ functionDeclarations: definitions }] } : {}),
     }

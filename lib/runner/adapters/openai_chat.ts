@@ -26,17 +26,44 @@ export interface OpenAIChatToolCall {
   function: OpenAIChatFunctionCall
 }
 
-/** A Chat Completions message, as the adapter writes it. */
-export interface OpenAIChatMessage {
-  /** `system`, `user`, `assistant` or `tool`. */
-  role: 'system' | 'user' | 'assistant' | 'tool'
-  /** The text (`null` on an assistant message that only calls tools). */
-  content: string | null
-  /** On an assistant message: the calls it made. */
-  tool_calls?: OpenAIChatToolCall[]
-  /** On a tool message: the call it answers. */
-  tool_call_id?: string
+/** A system message. */
+export interface OpenAIChatSystemMessage {
+  /** Always `'system'`. */
+  role: 'system'
+  /** The text. */
+  content: string
 }
+
+/** A user message. */
+export interface OpenAIChatUserMessage {
+  /** Always `'user'`. */
+  role: 'user'
+  /** The text. */
+  content: string
+}
+
+/** An assistant message. */
+export interface OpenAIChatAssistantMessage {
+  /** Always `'assistant'`. */
+  role: 'assistant'
+  /** The text (`null` on a message that only calls tools). */
+  content: string | null
+  /** The calls it made. */
+  tool_calls?: OpenAIChatToolCall[]
+}
+
+/** A tool message: one call's result. */
+export interface OpenAIChatToolMessage {
+  /** Always `'tool'`. */
+  role: 'tool'
+  /** The result or error text. */
+  content: string
+  /** The call it answers. */
+  tool_call_id: string
+}
+
+/** A Chat Completions message, as the adapter writes it (one interface per role, as the SDK's `ChatCompletionMessageParam`). */
+export type OpenAIChatMessage = OpenAIChatSystemMessage | OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage
 
 /** The part of a Chat Completions request the adapter fills in; add `model` and any other settings. */
 export interface OpenAIChatRequestBody {
@@ -46,15 +73,28 @@ export interface OpenAIChatRequestBody {
   tools?: OpenAIChatTool[]
 }
 
-/** A tool call in a response, as loosely as the adapter needs it. */
-export interface OpenAIChatToolCallLike {
+/** A function tool call in a response. */
+export interface OpenAIChatFunctionToolCallLike {
   /** The call's id. */
   id: string
-  /** `'function'` (other kinds are read the same way). */
+  /** `'function'` (loosely typed, so a hand-written response need not say `as const`). */
   type?: string
   /** The function called. */
   function: OpenAIChatFunctionCall
 }
+
+/** A custom tool call in a response (openai 6; toolsmith offers function tools only, so it is answered with an error). */
+export interface OpenAIChatCustomToolCallLike {
+  /** The call's id. */
+  id: string
+  /** `'custom'`. */
+  type: 'custom'
+  /** The custom tool called and its free-form input. */
+  custom: { name: string; input: string }
+}
+
+/** A tool call in a response, as loosely as the adapter needs it. */
+export type OpenAIChatToolCallLike = OpenAIChatFunctionToolCallLike | OpenAIChatCustomToolCallLike
 
 /** The assistant message of a response choice. */
 export interface OpenAIChatResponseMessageLike {
@@ -136,7 +176,9 @@ export function fromOpenAIChatResponse(
 ): ModelResponse {
   const message = response?.choices?.[0]?.message
   const toolCalls: ModelToolCall[] = (message?.tool_calls ?? []).map((call) =>
-    unmapCall({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }, fromProviderName),
+    'function' in call
+      ? unmapCall({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }, fromProviderName)
+      : unmapCall({ id: call.id, name: call.custom.name, args: call.custom.input }, fromProviderName),
   )
   return { text: message?.content ?? '', toolCalls }
 }
