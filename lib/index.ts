@@ -479,6 +479,7 @@ export {
   type OpenAIChatChoiceLike,
   type OpenAIChatFunctionCall,
   type OpenAIChatAssistantMessage,
+  type OpenAIChatCustomCall,
   type OpenAIChatCustomToolCallLike,
   type OpenAIChatFunctionToolCallLike,
   type OpenAIChatMessage,
@@ -496,6 +497,7 @@ export {
   fromOpenAIResponsesResponse,
   openAIResponsesModel,
   toOpenAIResponsesInput,
+  type OpenAIResponsesContentPartLike,
   type OpenAIResponsesFunctionCallItem,
   type OpenAIResponsesFunctionCallOutputItem,
   type OpenAIResponsesInputItem,
@@ -506,6 +508,7 @@ export {
   type OpenAIResponsesReasoningSummary,
   type OpenAIResponsesRequestBody,
   type OpenAIResponsesResponseLike,
+  type OpenAIResponsesSummaryLike,
 } from './runner/adapters/openai_responses.js'
 export {
   aiSdkModel,
@@ -524,7 +527,12 @@ export {
   type AiSdkReasoningPart,
   type AiSdkTextPart,
   type AiSdkToolCallPart,
+  type AiSdkAssistantMessage,
+  type AiSdkSystemMessage,
+  type AiSdkToolMessage,
+  type AiSdkToolResultOutput,
   type AiSdkToolResultPart,
+  type AiSdkUserMessage,
 } from './runner/adapters/ai_sdk_model.js'
 export {
   anthropicModel,

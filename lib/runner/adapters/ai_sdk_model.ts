@@ -62,15 +62,51 @@ export interface AiSdkToolResultPart {
   /** The tool's name, as the model knows it. */
   toolName: string
   /** The result text, or the error text. */
-  output: { type: 'text'; value: string } | { type: 'error-text'; value: string }
+  output: AiSdkToolResultOutput
+}
+
+/** A tool result's output: text, or an error's text. */
+export interface AiSdkToolResultOutput {
+  /** `'text'` on success, `'error-text'` on failure. */
+  type: 'text' | 'error-text'
+  /** The text. */
+  value: string
+}
+
+/** The system message. */
+export interface AiSdkSystemMessage {
+  /** Always `'system'`. */
+  role: 'system'
+  /** The text. */
+  content: string
+}
+
+/** A user message. */
+export interface AiSdkUserMessage {
+  /** Always `'user'`. */
+  role: 'user'
+  /** Its text parts. */
+  content: AiSdkTextPart[]
+}
+
+/** An assistant message: reasoning, text and tool calls. */
+export interface AiSdkAssistantMessage {
+  /** Always `'assistant'`. */
+  role: 'assistant'
+  /** Its parts. */
+  content: (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[]
+}
+
+/** A tool message: the results of one step's calls. */
+export interface AiSdkToolMessage {
+  /** Always `'tool'`. */
+  role: 'tool'
+  /** The results. */
+  content: AiSdkToolResultPart[]
 }
 
 /** A message of a `LanguageModelV3Prompt`, as the adapter writes it. */
-export type AiSdkPromptMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: AiSdkTextPart[] }
-  | { role: 'assistant'; content: (AiSdkTextPart | AiSdkReasoningPart | AiSdkToolCallPart)[] }
-  | { role: 'tool'; content: AiSdkToolResultPart[] }
+export type AiSdkPromptMessage = AiSdkSystemMessage | AiSdkUserMessage | AiSdkAssistantMessage | AiSdkToolMessage
 
 /** A function tool offered to the model (`LanguageModelV3FunctionTool`). */
 export interface AiSdkFunctionTool {

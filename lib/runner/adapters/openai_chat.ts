@@ -90,7 +90,15 @@ export interface OpenAIChatCustomToolCallLike {
   /** `'custom'`. */
   type: 'custom'
   /** The custom tool called and its free-form input. */
-  custom: { name: string; input: string }
+  custom: OpenAIChatCustomCall
+}
+
+/** The custom tool of a custom tool call. */
+export interface OpenAIChatCustomCall {
+  /** The custom tool's name. */
+  name: string
+  /** Its free-form input. */
+  input: string
 }
 
 /** A tool call in a response, as loosely as the adapter needs it. */

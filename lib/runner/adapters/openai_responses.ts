@@ -84,12 +84,28 @@ export interface OpenAIResponsesRequestBody {
   tools?: OpenAIResponsesTool[]
 }
 
+/** A content part of a `message` output item. */
+export interface OpenAIResponsesContentPartLike {
+  /** `output_text` parts are read. */
+  type: string
+  /** The text of an `output_text` part. */
+  text?: string
+}
+
+/** A summary part of a `reasoning` output item. */
+export interface OpenAIResponsesSummaryLike {
+  /** `summary_text`. */
+  type: string
+  /** The summary text. */
+  text: string
+}
+
 /** An output item of a response, as loosely as the adapter needs it. */
 export interface OpenAIResponsesOutputItemLike {
   /** `message`, `function_call` and `reasoning` are read; other items are ignored. */
   type: string
   /** A `message`'s content parts (`output_text` parts are read). */
-  content?: ReadonlyArray<{ type: string; text?: string }> | null
+  content?: ReadonlyArray<OpenAIResponsesContentPartLike> | null
   /** A `function_call`'s call id. */
   call_id?: string | null
   /** A `function_call`'s tool name. */
@@ -99,7 +115,7 @@ export interface OpenAIResponsesOutputItemLike {
   /** The item id. */
   id?: string | null
   /** A `reasoning` item's summary. */
-  summary?: ReadonlyArray<{ type: string; text: string }>
+  summary?: ReadonlyArray<OpenAIResponsesSummaryLike>
   /** A `reasoning` item's encrypted content. */
   encrypted_content?: string | null
 }
