@@ -22,6 +22,7 @@ const GIVEN = `
 import type * as T from 'toolsmith'
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { ModelMessage } from 'ai'
 declare global {
   const weather: T.Tool
   const forecast: T.Tool
@@ -43,6 +44,9 @@ declare global {
   const row: T.ToolCallRow
   const sideEffect: boolean
   const idempotent: boolean
+  const policy: T.PermissionPolicy
+  const root: string
+  const history: ModelMessage[]
   const shop: { order(sku: string, options: { idempotencyKey: string }): Promise<string> }
 }
 export {}
