@@ -22,7 +22,7 @@ import {
   type ObjectSchema,
 } from '../validation.js'
 import { callIdOf, idempotencyKeyOf, strictCallIdOf } from './call_identity.js'
-import type { DispatchContext, ToolExecutionEndEvent } from './dispatch_context.js'
+import type { DispatchContext, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 
@@ -469,8 +469,11 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
       if (!(error instanceof E_INVALID_TOOL_ARGS)) throw error
       return this.#issue(new Prepared<Args>(this.name, callId, ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
     }
-    const loggedArgs = this.redact ? this.#redacted(validated) : validated
-    return this.#issue(new Prepared<Args>(this.name, callId, ctx, loggedArgs, true, validated, undefined))
+    // With `redact`, what is logged is computed on first read (a listener, a
+    // journal): `write`'s redaction hashes the whole content, which a call
+    // nobody observes should not pay for.
+    if (this.redact) return this.#issue(new Prepared<Args>(this.name, callId, ctx, undefined, true, validated, undefined, this.#redactor))
+    return this.#issue(new Prepared<Args>(this.name, callId, ctx, validated, true, validated, undefined))
   }
 
   /** Calls this tool prepared: `run` refuses look-alikes, which could smuggle unvalidated args. */
@@ -510,7 +513,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     const startedAt = Date.now()
     const started = performance.now()
     try {
-      ctx.emitToolExecutionStart({ toolName: this.name, turnId: ctx.id, callId, args: prepared.loggedArgs, startedAt })
+      ctx.emitToolExecutionStart(startEvent(this.name, ctx.id, callId, prepared, startedAt))
     } catch (error) {
       warnListenerError(error)
     }
@@ -528,6 +531,9 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.#emitEnd(ctx, callId, startedAt, started, undefined)
     return result
   }
+
+  /** {@link Tool.#redacted} bound once per tool, not once per call. */
+  readonly #redactor = (validated: Args): unknown => this.#redacted(validated)
 
   // A broken redact() must neither break the call nor leak the raw args into
   // events and journals, so it fails closed to a placeholder.
@@ -598,16 +604,32 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   }
 }
 
-/** A prepared call; the idempotency key is hashed on first read (most handlers never look at it). */
+/**
+ * The start event. Without `redact` its `args` are the validated args; with
+ * it, `args` is an enumerable getter that runs the redaction on first read
+ * (spread, `JSON.stringify` and `structuredClone` read it like a field), so
+ * a context nobody listens to never pays for it.
+ */
+function startEvent(toolName: string, turnId: string, callId: string, prepared: ValidCall, startedAt: number): ToolExecutionStartEvent {
+  if (!(prepared instanceof Prepared) || !prepared.redactsLazily) {
+    return { toolName, turnId, callId, args: prepared.loggedArgs, startedAt }
+  }
+  const event = { toolName, turnId, callId, args: undefined as unknown, startedAt }
+  Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
+  return event
+}
+
+/** A prepared call; the idempotency key is hashed on first read (most handlers never look at it), and so is a redaction. */
 class Prepared<Args> {
   readonly toolName: string
   readonly callId: string
-  readonly loggedArgs: unknown
   readonly ok: boolean
   readonly args: Args | undefined
   readonly error: E_INVALID_TOOL_ARGS | undefined
   readonly #scope: { readonly id: string; readonly idempotencyScope?: string | undefined }
   #idempotencyKey: string | undefined
+  #loggedArgs: unknown
+  #redactor: ((args: Args) => unknown) | undefined
 
   constructor(
     toolName: string,
@@ -617,14 +639,31 @@ class Prepared<Args> {
     ok: boolean,
     args: Args | undefined,
     error: E_INVALID_TOOL_ARGS | undefined,
+    redactor?: (args: Args) => unknown,
   ) {
     this.toolName = toolName
     this.callId = callId
-    this.loggedArgs = loggedArgs
+    this.#loggedArgs = loggedArgs
+    this.#redactor = redactor
     this.ok = ok
     this.args = args
     this.error = error
     this.#scope = { id: ctx.id, idempotencyScope: ctx.idempotencyScope }
+  }
+
+  /** Whether {@link Prepared.loggedArgs} is still to be computed by the tool's `redact`. */
+  get redactsLazily(): boolean {
+    return this.#redactor !== undefined
+  }
+
+  /** What events and journals record; a redaction runs once, on first read. */
+  get loggedArgs(): unknown {
+    const redactor = this.#redactor
+    if (redactor !== undefined) {
+      this.#redactor = undefined
+      this.#loggedArgs = redactor(this.args as Args)
+    }
+    return this.#loggedArgs
   }
 
   get idempotencyKey(): string {

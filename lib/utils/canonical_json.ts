@@ -95,7 +95,8 @@ function serialise(value: unknown, key: string | number, ancestors: Ancestors): 
       if (!Number.isFinite(value)) {
         throw new E_NOT_CANONICALIZABLE(`${value} has no JSON form (at ${describeKey(key)})`)
       }
-      return JSON.stringify(value)
+      // Same text as JSON.stringify for every finite number, without the call.
+      return '' + value
     case 'boolean':
       return value ? 'true' : 'false'
     case 'bigint':
@@ -145,18 +146,44 @@ function serialiseArray(array: readonly unknown[], ancestors: Ancestors): string
   return out + ']'
 }
 
+/**
+ * Keys as JSON strings, with their colon: tool args repeat the same few
+ * keys in every element of an array, and quoting one is a native call.
+ * Bounded: emptied when full, so hostile args cannot grow it.
+ */
+const quotedKeys = new Map<string, string>()
+const QUOTED_KEYS_MAX = 4096
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key)
+  if (quoted === undefined) {
+    if (quotedKeys.size >= QUOTED_KEYS_MAX) quotedKeys.clear()
+    quoted = JSON.stringify(key) + ':'
+    if (key.length <= 64) quotedKeys.set(key, quoted)
+  }
+  return quoted
+}
+
 function serialiseObject(object: object, ancestors: Ancestors): string {
   const record = object as Record<string, unknown>
   const keys = Object.keys(record)
-  if (keys.length > 1) keys.sort()
+  if (keys.length > 1 && !isSorted(keys)) keys.sort()
   let out = '{'
+  let first = true
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!
     const text = serialise(record[key], key, ancestors)
     if (text === undefined) continue
-    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text
+    out += (first ? '' : ',') + quotedKey(key) + text
+    first = false
   }
   return out + '}'
+}
+
+/** Already in `sort()` order (UTF-16 code units): the common case of args built from a sorted schema. */
+function isSorted(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false
+  return true
 }
 
 function describeKey(key: string | number): string {

@@ -418,6 +418,36 @@ describe('Tool.executor events and results', () => {
     expect(received).toEqual({ secret: 'hunter2' })
   })
 
+  it('runs redact only when something reads the logged args, and then once (issue 17)', async () => {
+    let redactions = 0
+    const tool = new Tool({
+      name: 'store',
+      description: '',
+      inputSchema: validator.object({ content: validator.string().required() }),
+      redact: (args: { content: string }) => {
+        redactions++
+        return { contentBytes: args.content.length }
+      },
+      handler: async () => 'ok',
+    })
+    // Nobody listens: the redaction (a hash of the whole content for write) is never computed.
+    await tool.executor(createDispatchContext())({ content: 'secret text' })
+    expect(redactions).toBe(0)
+    // Two listeners, a spread, JSON and a prepared call's loggedArgs: computed once, the same value everywhere.
+    const seen: unknown[] = []
+    const ctx = createDispatchContext()
+    ctx.on('toolExecutionStart', (event) => seen.push({ ...event }.args))
+    ctx.on('toolExecutionStart', (event) => seen.push(JSON.parse(JSON.stringify(event)).args))
+    await tool.executor(ctx)({ content: 'secret text' })
+    expect(seen).toEqual([{ contentBytes: 11 }, { contentBytes: 11 }])
+    expect(redactions).toBe(1)
+    const prepared = await tool.executor(ctx).prepare({ content: 'more' })
+    expect(redactions).toBe(1)
+    expect(prepared.loggedArgs).toEqual({ contentBytes: 4 })
+    expect(prepared.loggedArgs).toBe(prepared.loggedArgs)
+    expect(redactions).toBe(2)
+  })
+
   it('passes the call info: callId, toolName, ctx.abortSignal, and a scoped idempotency key', async () => {
     const calls: ToolCallInfo[] = []
     const tool = new Tool({
