@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { constants, type Stats } from 'node:fs'
+import { closeSync, constants, fstat as fstatCallback, open as openCallback, read as readCallback, type Stats } from 'node:fs'
 import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import {
   E_TOOL_FILE_NOT_FOUND,
   E_TOOL_FILE_TOO_LARGE,
@@ -97,19 +98,30 @@ async function openInsideWithStats(
   } catch (error) {
     throw toToolError(error, resolved.input, 'open')
   }
+  return await checkOpened(resolved, handle, absolute, withStats)
+}
+
+/** The second half of {@link openInsideWithStats}: closes `handle` when what it refers to is not inside the root. */
+async function checkOpened(
+  resolved: ResolvedPath,
+  handle: FileHandle,
+  absolute: string,
+  withStats: boolean,
+): Promise<{ handle: FileHandle; stats: Stats | undefined }> {
   try {
     const [real, stats] = await Promise.all([openedRealPath(handle, absolute), withStats ? handle.stat() : undefined])
-    if (!isInside(resolved.root, real)) {
-      throw new E_TOOL_PATH_ESCAPE(
-        `${JSON.stringify(resolved.input)} was swapped for a path outside the sandbox root while it was being opened`,
-        { details: { path: resolved.input } },
-      )
-    }
+    if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
     return { handle, stats }
   } catch (error) {
     await handle.close().catch(() => undefined)
     throw toToolError(error, resolved.input, 'open')
   }
+}
+
+function swappedOutside(resolved: ResolvedPath): E_TOOL_PATH_ESCAPE {
+  return new E_TOOL_PATH_ESCAPE(`${JSON.stringify(resolved.input)} was swapped for a path outside the sandbox root while it was being opened`, {
+    details: { path: resolved.input },
+  })
 }
 
 /** What {@link readRegularFile} returns. */
@@ -136,36 +148,89 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
   assertRegularFile(resolved, resolved.stats, limit)
   // O_NONBLOCK: if a FIFO is swapped in after the lstat, open() must not wait for a writer.
   const opened = await openInsideWithStats(resolved, resolved.absolute, constants.O_RDONLY | O_NONBLOCK, undefined, true)
-  const handle = opened.handle
-  try {
+  return await readOpened(resolved, opened.handle, opened.stats!, limit)
+}
+
+/**
+ * {@link readRegularFile} for a resolution made with `{ target: 'open' }`:
+ * the target was never `lstat`ed, so the open (`O_NOFOLLOW | O_NONBLOCK`,
+ * then the real-path re-check and the `fstat` at once) is the only look at
+ * it. Four thread-pool jobs for a small file (open, readlink ∥ fstat, read)
+ * plus the close, where the checked path takes an `lstat` more.
+ *
+ * @param resolved - A resolution with `targetUnchecked`.
+ * @param limit - Largest accepted size, in bytes.
+ * @returns The bytes, or `undefined` when this path cannot answer exactly
+ *   (the open failed, the target is not a regular file or is over `limit`):
+ *   the caller then resolves again without the option and takes the
+ *   checked path, whose errors and paging say precisely what is wrong.
+ * @throws `TOOL_PATH_ESCAPE` when what was opened lies outside the root.
+ * @internal
+ */
+export async function readUncheckedTarget(resolved: ResolvedPath, limit: number): Promise<FileBytes | undefined> {
+  const flags = constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW
+  if (procFdWorks !== true) {
+    // Until /proc/self/fd is known to work (or where it does not), through a FileHandle and the checked re-check.
+    let handle: FileHandle
+    try {
+      handle = await open(resolved.absolute, flags)
+    } catch {
+      // Missing, a symlink (ELOOP), a file used as a directory…: the checked path words it.
+      return undefined
+    }
+    const opened = await checkOpened(resolved, handle, resolved.absolute, true)
     const stats = opened.stats!
-    assertRegularFile(resolved, stats, limit)
-    // Read until EOF or one byte past the limit: the stat size is only a hint
-    // (the file may grow, and some files report size 0).
-    const chunks: Buffer[] = []
-    let filled = 0
-    let position = 0
-    while (filled <= limit) {
-      const wanted = Math.min(limit + 1 - filled, Math.max(stats.size - filled + 1, 65_536))
-      // allocUnsafe: only the bytesRead bytes that read() overwrote are ever used.
-      const chunk = Buffer.allocUnsafe(wanted)
-      const { bytesRead } = await handle.read(chunk, 0, wanted, position)
-      if (bytesRead === 0) break
-      chunks.push(chunk.subarray(0, bytesRead))
-      filled += bytesRead
-      position += bytesRead
-      // A short read of a regular file that already delivered its whole stat
-      // size is EOF (what fs.readFile assumes too): skip the extra read(2) that
-      // would only return 0. Size-0 files (procfs and the like) keep reading.
-      if (bytesRead < wanted && stats.size > 0 && filled >= stats.size) break
+    if (!stats.isFile() || stats.size > limit) {
+      void opened.handle.close().catch(() => undefined)
+      return undefined
     }
-    let buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, filled)
-    let remainder = 0
-    if (filled > limit) {
-      remainder = Math.max(1, (await handle.stat()).size - limit)
-      buffer = buffer.subarray(0, limit)
+    return await readOpened(resolved, opened.handle, stats, limit)
+  }
+  let fd: number
+  try {
+    fd = await openFd(resolved.absolute, flags)
+  } catch {
+    return undefined
+  }
+  try {
+    const [real, stats] = await Promise.all([readlink(`/proc/self/fd/${fd}`), fstatFd(fd)])
+    if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
+    if (!stats.isFile() || stats.size > limit) return undefined
+    return await readBytes(resolved, { read: (buffer, length, position) => readFd(fd, buffer, length, position), stat: () => fstatFd(fd) }, stats, limit)
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'read')
+  } finally {
+    // Synchronous on purpose: close(2) of a descriptor opened read-only on a
+    // regular file does not wait for the disk, and a thread-pool round trip
+    // for it is one job in five of a small read, which under concurrency
+    // (libuv's four threads shared by every read in flight) is throughput.
+    closeSync(fd)
+  }
+}
+
+/** Raw-descriptor calls for {@link readUncheckedTarget}: no FileHandle object per read. */
+const openFd = promisify(openCallback)
+const fstatFd = promisify(fstatCallback) as (fd: number) => Promise<Stats>
+function readFd(fd: number, buffer: Buffer, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    readCallback(fd, buffer, 0, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)))
+  })
+}
+
+/** What {@link readBytes} reads from: a FileHandle or a raw descriptor. */
+interface ReadSource {
+  read(buffer: Buffer, length: number, position: number): Promise<number>
+  stat(): Promise<Stats>
+}
+
+/** Read an opened file (closing it), whose `fstat` is `stats`. */
+async function readOpened(resolved: ResolvedPath, handle: FileHandle, stats: Stats, limit: number): Promise<FileBytes> {
+  try {
+    const source: ReadSource = {
+      read: async (buffer, length, position) => (await handle.read(buffer, 0, length, position)).bytesRead,
+      stat: () => handle.stat(),
     }
-    return { bytes: buffer, remainder, stats }
+    return await readBytes(resolved, source, stats, limit)
   } catch (error) {
     throw toToolError(error, resolved.input, 'read')
   } finally {
@@ -174,6 +239,37 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
     // one thread-pool round trip to every read.
     void handle.close().catch(() => undefined)
   }
+}
+
+/** The read loop of every whole-file read: up to `limit` bytes, and how many more there were. */
+async function readBytes(resolved: ResolvedPath, source: ReadSource, stats: Stats, limit: number): Promise<FileBytes> {
+  assertRegularFile(resolved, stats, limit)
+  // Read until EOF or one byte past the limit: the stat size is only a hint
+  // (the file may grow, and some files report size 0).
+  const chunks: Buffer[] = []
+  let filled = 0
+  let position = 0
+  while (filled <= limit) {
+    const wanted = Math.min(limit + 1 - filled, Math.max(stats.size - filled + 1, 65_536))
+    // allocUnsafe: only the bytesRead bytes that read() overwrote are ever used.
+    const chunk = Buffer.allocUnsafe(wanted)
+    const bytesRead = await source.read(chunk, wanted, position)
+    if (bytesRead === 0) break
+    chunks.push(chunk.subarray(0, bytesRead))
+    filled += bytesRead
+    position += bytesRead
+    // A short read of a regular file that already delivered its whole stat
+    // size is EOF (what fs.readFile assumes too): skip the extra read(2) that
+    // would only return 0. Size-0 files (procfs and the like) keep reading.
+    if (bytesRead < wanted && stats.size > 0 && filled >= stats.size) break
+  }
+  let buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, filled)
+  let remainder = 0
+  if (filled > limit) {
+    remainder = Math.max(1, (await source.stat()).size - limit)
+    buffer = buffer.subarray(0, limit)
+  }
+  return { bytes: buffer, remainder, stats }
 }
 
 /**
@@ -358,12 +454,12 @@ async function replaceIn(
   const target = path.join(dirName, name)
   const temp = path.join(dirName, `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.toolsmith-tmp`)
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL
-  const handle = await openInside(resolved, temp, flags, previous ? 0o600 : 0o666)
+  const handle = await openTemp(resolved, dirName, temp, flags, previous ? 0o600 : 0o666)
   let renamed = false
   try {
     // The data and the metadata go to the same descriptor independently: two
     // thread-pool jobs at once instead of three round trips in a row.
-    await Promise.all([handle.writeFile(data), previous === undefined ? undefined : copyOwnership(handle, previous)])
+    await Promise.all([writeAll(handle, data), previous === undefined ? undefined : copyOwnership(handle, previous)])
     // Kept on purpose (measured ≈ 0.45 ms per 150 KB file on this project's
     // disk, see docs/performance.md): without it a power loss after the
     // rename can leave an empty or partial file under the target's name.
@@ -377,6 +473,35 @@ async function replaceIn(
   } finally {
     await handle.close().catch(() => undefined)
     if (!renamed) await unlink(temp).catch(() => undefined)
+  }
+}
+
+/**
+ * Create the temp file. Through `/proc/self/fd/N` of the checked directory,
+ * `O_CREAT | O_EXCL | O_NOFOLLOW` already pins it: the name is resolved in
+ * that very directory, and `O_EXCL` refuses any existing entry, a symlink
+ * included. So the real-path re-check of {@link openInside} (one more
+ * `readlink`) is only needed where `/proc` is missing and `dirName` is a path.
+ */
+async function openTemp(resolved: ResolvedPath, dirName: string, temp: string, flags: number, mode: number): Promise<FileHandle> {
+  if (!dirName.startsWith('/proc/self/fd/')) return openInside(resolved, temp, flags, mode)
+  try {
+    return await open(temp, flags | O_NOFOLLOW, mode)
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'open')
+  }
+}
+
+/**
+ * Write all of `data` at the start of a fresh file: one `write(2)` for a
+ * regular file (`FileHandle.writeFile` would cut it into 512 KiB writes,
+ * one thread-pool round trip each); a short write continues where it stopped.
+ */
+async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  let offset = 0
+  while (offset < data.byteLength) {
+    const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset, offset)
+    offset += bytesWritten
   }
 }
 

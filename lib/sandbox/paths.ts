@@ -54,6 +54,12 @@ export interface ResolvedPath {
   /** `lstat` of the target when it exists (never a symlink: those are resolved). */
   readonly stats: Stats | undefined
   /**
+   * Set by `resolveInRoot(…, { target: 'open' })` when the last component
+   * was left to the caller's `O_NOFOLLOW` open instead of an `lstat`: then
+   * `stats` is `undefined` without meaning the target is missing.
+   */
+  readonly targetUnchecked?: true
+  /**
    * Set when the path runs into a symlink whose target does not exist (inside
    * the root): reads report it missing, writes refuse to go through it.
    */
@@ -197,7 +203,7 @@ export async function resolveRealRoot(rootDir: string): Promise<string> {
  *   {@link toolsmith/core!E_TOOL_FILE_NOT_FOUND} (missing root, or a file used as a directory).
  * @internal
  */
-export async function resolveInRoot(scope: PathScope, input: string): Promise<ResolvedPath> {
+export async function resolveInRoot(scope: PathScope, input: string, options?: ResolveOptions): Promise<ResolvedPath> {
   assertValidPathInput(input)
   const root = await scope.realRoot()
   const parts = lexicalParts(scope, root, input)
@@ -207,6 +213,11 @@ export async function resolveInRoot(scope: PathScope, input: string): Promise<Re
   let currentStats: Stats | undefined
   for (let i = 0; i < parts.length; i++) {
     const next = path.join(current, parts[i]!)
+    if (i === parts.length - 1 && options?.target === 'open') {
+      // The caller opens the target with O_NOFOLLOW and re-checks what it
+      // opened: the lstat would only repeat what that open and fstat learn.
+      return { input, root, absolute: next, relative: relativeOf(root, next), existing: current, missing: [], stats: undefined, danglingLink: undefined, targetUnchecked: true }
+    }
     let stats: Stats
     try {
       stats = await lstat(next)
@@ -250,6 +261,21 @@ export async function resolveInRoot(scope: PathScope, input: string): Promise<Re
       })),
     danglingLink: undefined,
   }
+}
+
+/**
+ * Options of {@link resolveInRoot}.
+ *
+ * @internal
+ */
+export interface ResolveOptions {
+  /**
+   * `'open'`: do not `lstat` the last component; the result says so with
+   * `targetUnchecked` (the caller must open it with `O_NOFOLLOW`, re-check
+   * the opened file's real path, and resolve again without this option
+   * when the open fails). Default: `lstat` it like every other component.
+   */
+  readonly target?: 'lstat' | 'open'
 }
 
 /** Split `input` into components below the root, refusing lexical escapes. */

@@ -8,7 +8,7 @@ import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { fitText, headBoundary, truncationMarker } from '../sandbox/capture.js'
-import { openRegularFile, readRegularFile } from '../sandbox/files.js'
+import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbox/files.js'
 import { toToolError } from '../sandbox/fs_errors.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -127,8 +127,15 @@ export class ReadTool extends Tool<any, ReadArgs> {
       idempotent: true,
       handler: async ({ path, offset, limit, lineNumbers }) => {
         assertFilePathInput(path)
-        const resolved = await resolveInRoot(sandbox, path)
         const ranged = offset !== undefined || limit !== undefined || lineNumbers === true
+        if (!ranged) {
+          // The common case, a whole small file, in the fewest thread-pool
+          // jobs: the open and its re-check stand in for the target's lstat.
+          const quick = await resolveInRoot(sandbox, path, { target: 'open' })
+          const read = quick.targetUnchecked ? await readUncheckedTarget(quick, cap) : undefined
+          if (read !== undefined) return decodeText(read.bytes, read.remainder, cap, path)
+        }
+        const resolved = await resolveInRoot(sandbox, path)
         if (!ranged && !(resolved.stats !== undefined && resolved.stats.isFile() && resolved.stats.size > cap)) {
           try {
             const { bytes, remainder } = await readRegularFile(resolved, cap)

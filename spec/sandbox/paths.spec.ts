@@ -3,10 +3,14 @@
  * changed. Each spec snapshots the canary directory (and the look-alike
  * sibling `root-evil`) beside the root before and after.
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Sandbox, createTools } from '../../lib/index.js'
+// Internal on purpose: the shortcut specs swap a path *between* the resolution and the open, which no public call can pause at.
+import { readUncheckedTarget } from '../../lib/sandbox/files.js'
+import { resolveInRoot } from '../../lib/sandbox/paths.js'
 import { CANARY_TEXT, call, failure, makeFixture, startDirectorySwapper, type Fixture } from '../tools/helpers.js'
 
 let fx: Fixture
@@ -261,5 +265,46 @@ describe('a directory swapped for a symlink between check and use', () => {
     // and no temp file was left behind inside the root.
     const leftovers = fs.readdirSync(fx.root, { recursive: true }).filter((name) => String(name).includes('toolsmith-tmp'))
     expect(leftovers).toEqual([])
+  })
+})
+
+describe("read's shortcut: the target left to the O_NOFOLLOW open, no lstat (issue 17)", () => {
+  it('a directory swapped for a symlink after the resolution: the open reaches outside, the re-check refuses it', async () => {
+    const sandbox = new Sandbox({ rootDir: fx.root })
+    fs.mkdirSync(path.join(fx.root, 'inner'))
+    fs.writeFileSync(path.join(fx.root, 'inner', 'secret.txt'), 'INSIDE\n')
+    const resolved = await resolveInRoot(sandbox, 'inner/secret.txt', { target: 'open' })
+    expect(resolved.targetUnchecked).toBe(true)
+    fs.renameSync(path.join(fx.root, 'inner'), path.join(fx.root, 'inner-moved'))
+    fs.symlinkSync(fx.canary, path.join(fx.root, 'inner'))
+    const error = await readUncheckedTarget(resolved, 1_000).catch((e: unknown) => e as { code?: string })
+    expect(error).toMatchObject({ code: 'TOOL_PATH_ESCAPE' })
+    fs.unlinkSync(path.join(fx.root, 'inner'))
+  })
+
+  it('a symlink put in place of the target after the resolution is not followed: the checked path takes over', async () => {
+    const sandbox = new Sandbox({ rootDir: fx.root })
+    fs.writeFileSync(path.join(fx.root, 'a.txt'), 'inside a\n')
+    const resolved = await resolveInRoot(sandbox, 'a.txt', { target: 'open' })
+    fs.unlinkSync(path.join(fx.root, 'a.txt'))
+    fs.symlinkSync(path.join(fx.canary, 'secret.txt'), path.join(fx.root, 'a.txt'))
+    expect(await readUncheckedTarget(resolved, 1_000)).toBeUndefined()
+    // And the tool, which then resolves with the lstat, refuses the link to the outside.
+    expect((await failure(fx.tools.read, { path: 'a.txt' })).code).toBe('TOOL_PATH_ESCAPE')
+    fs.unlinkSync(path.join(fx.root, 'a.txt'))
+  })
+
+  it('a FIFO, a directory and a file over the limit are left to the checked path (never blocking on the FIFO)', async () => {
+    const sandbox = new Sandbox({ rootDir: fx.root })
+    execFileSync('mkfifo', [path.join(fx.root, 'pipe')])
+    fs.mkdirSync(path.join(fx.root, 'dir'))
+    fs.writeFileSync(path.join(fx.root, 'big.txt'), 'x'.repeat(2_000))
+    for (const name of ['pipe', 'dir', 'big.txt']) {
+      expect(await readUncheckedTarget(await resolveInRoot(sandbox, name, { target: 'open' }), 1_000)).toBeUndefined()
+    }
+    expect((await failure(fx.tools.read, { path: 'pipe' })).code).toBe('TOOL_NOT_A_FILE')
+    fs.unlinkSync(path.join(fx.root, 'pipe'))
+    fs.rmdirSync(path.join(fx.root, 'dir'))
+    fs.unlinkSync(path.join(fx.root, 'big.txt'))
   })
 })
