@@ -19,17 +19,19 @@ import { grepFigure } from './figures/grep.js'
 import { importTimeFigure } from './figures/import_time.js'
 import { bashOutputFigure, spoolFigure } from './figures/memory_figures.js'
 import { readFigure } from './figures/read.js'
+import { readConcurrentFigure } from './figures/read_concurrent.js'
 import { readHeadFigure, readRangeFigure } from './figures/read_range.js'
 import { mcpPeerFigure } from './figures/mcp_peer.js'
 import { permissionsFigure } from './figures/permissions.js'
 import { mcpSoakFigure } from './figures/mcp_soak.js'
 import { networkProxyFigure } from './figures/network_proxy.js'
+import { writeFigure } from './figures/write.js'
 import { describeMachine, machineLine } from './machine.js'
 import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, readFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')
