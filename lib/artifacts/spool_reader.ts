@@ -5,6 +5,7 @@
  * @module
  */
 import { hasBrand } from '../utils/guards.js'
+import { SCAN_WINDOW_BYTES, newlineScanner, type NewlineScanner } from './newline_scan.js'
 
 const SPOOL_READER_BRAND = Symbol.for('toolsmith.spool_reader')
 const NEWLINE = 0x0a
@@ -65,6 +66,7 @@ export class LineIndexBuilder {
   #lastByte = -1
   readonly #lines: number[] = [0]
   readonly #offsets: number[] = [0]
+  #forceLineByLine = false
 
   /**
    * Account for the next chunk of bytes.
@@ -73,6 +75,59 @@ export class LineIndexBuilder {
    */
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return
+    const scanner = this.#forceLineByLine ? undefined : sharedScanner()
+    if (scanner === undefined) {
+      this.#pushLineByLine(chunk)
+    } else {
+      for (let offset = 0; offset < chunk.length; offset += SCAN_WINDOW_BYTES) {
+        const window = chunk.subarray(offset, Math.min(chunk.length, offset + SCAN_WINDOW_BYTES))
+        scanner.load(window)
+        this.#scanWindow(scanner, window.length, this.#bytes + offset)
+      }
+    }
+    this.#bytes += chunk.length
+    this.#lastByte = chunk[chunk.length - 1]!
+  }
+
+  /**
+   * Count the window's newlines in bulk and jump straight to the next
+   * checkpoint: the first newline after which 1,024 lines or 64 KiB have
+   * passed, exactly where {@link LineIndexBuilder.#pushLineByLine} puts it.
+   */
+  #scanWindow(scanner: NewlineScanner, length: number, base: number): void {
+    let position = 0
+    let left = scanner.count(0, length)
+    for (;;) {
+      const lastLine = this.#lines[this.#lines.length - 1]!
+      const lastOffset = this.#offsets[this.#offsets.length - 1]!
+      // The k-th newline from here meets the line condition (k ≥ 1: it is checked at every newline).
+      const k = lastLine + LineIndexBuilder.LINES_PER_CHECKPOINT - this.#newlines
+      const byLines = left >= k ? scanner.nth(position, length, k) : -1
+      // The first newline at or after `from` meets the byte condition (the next line starts 64 KiB on).
+      const from = Math.max(position, lastOffset + LineIndexBuilder.BYTES_PER_CHECKPOINT - 1 - base)
+      const byBytes = from < length ? scanner.nth(from, length, 1) : -1
+      let at: number
+      let before: number
+      if (byLines !== -1 && (byBytes === -1 || byLines <= byBytes)) {
+        at = byLines
+        before = k - 1
+      } else if (byBytes !== -1) {
+        at = byBytes
+        before = scanner.count(position, at)
+      } else {
+        this.#newlines += left
+        return
+      }
+      this.#newlines += before + 1
+      left -= before + 1
+      this.#lines.push(this.#newlines)
+      this.#offsets.push(base + at + 1)
+      position = at + 1
+    }
+  }
+
+  /** One `indexOf` per line: where WebAssembly SIMD is unavailable. */
+  #pushLineByLine(chunk: Uint8Array): void {
     const base = this.#bytes
     let from = 0
     for (;;) {
@@ -91,8 +146,18 @@ export class LineIndexBuilder {
       }
       from = at + 1
     }
-    this.#bytes += chunk.length
-    this.#lastByte = chunk[chunk.length - 1]!
+  }
+
+  /**
+   * Use the line-by-line scan even where the bulk scanner works: for
+   * comparing the two (specs, the benchmark).
+   *
+   * @internal
+   */
+  static lineByLine(): LineIndexBuilder {
+    const builder = new LineIndexBuilder()
+    builder.#forceLineByLine = true
+    return builder
   }
 
   /**
@@ -109,6 +174,17 @@ export class LineIndexBuilder {
       checkpointOffsets: Object.freeze([...this.#offsets]),
     })
   }
+}
+
+let scanner: NewlineScanner | null | undefined
+
+/**
+ * One scanner for the process: `push` loads and scans a window without
+ * yielding, so builders never interleave inside it.
+ */
+function sharedScanner(): NewlineScanner | undefined {
+  if (scanner === undefined) scanner = newlineScanner() ?? null
+  return scanner ?? undefined
 }
 
 /** Reads `length` bytes at `position`; returns fewer only at the end. */

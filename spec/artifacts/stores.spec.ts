@@ -274,6 +274,41 @@ describe('MemorySpoolReader and LineIndexBuilder', () => {
     expect(index.checkpointOffsets[1]).toBe(index.checkpointLines[1]! * 2)
   })
 
+  it('the bulk (SIMD) scan builds exactly the index of the line-by-line scan, whatever the lines and the chunking (issue 17)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 90_000 })), { maxLength: 300 }),
+        fc.array(fc.integer({ min: 1, max: 200_000 }), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (lineLengths, cuts, terminated) => {
+          const text = lineLengths.map((n, i) => 'abcdefghij'[i % 10]!.repeat(n)).join('\n') + (terminated ? '\n' : '')
+          const bytes = Buffer.from(text)
+          const bulk = new LineIndexBuilder()
+          const byLine = LineIndexBuilder.lineByLine()
+          let at = 0
+          for (let i = 0; at < bytes.length; i++) {
+            const end = Math.min(bytes.length, at + cuts[i % cuts.length]!)
+            bulk.push(bytes.subarray(at, end))
+            byLine.push(bytes.subarray(at, end))
+            at = end
+          }
+          expect(bulk.finish()).toEqual(byLine.finish())
+        },
+      ),
+      { numRuns: 150 },
+    )
+  })
+
+  it('the bulk scan on a 64 KiB window boundary and on many short lines', () => {
+    for (const text of ['\n'.repeat(200_000), 'x'.repeat(65_535) + '\n' + 'y'.repeat(65_536) + '\n', ('ab\n'.repeat(30_000) + 'z'.repeat(70_000) + '\n').repeat(3)]) {
+      const bulk = new LineIndexBuilder()
+      const byLine = LineIndexBuilder.lineByLine()
+      bulk.push(Buffer.from(text))
+      byLine.push(Buffer.from(text))
+      expect(bulk.finish()).toEqual(byLine.finish())
+    }
+  })
+
   it('adds checkpoints every 64 KiB for long lines', () => {
     const builder = new LineIndexBuilder()
     const line = 'y'.repeat(10_000) + '\n'
