@@ -5,15 +5,13 @@
  *
  * @module
  */
-import { spawn } from 'node:child_process'
-import { createWriteStream, mkdirSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { mkdirSync } from 'node:fs'
+import { open, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { FileSpoolStore, createDispatchContext, createTools } from '../../lib/index.js'
 import { BENCH_TMP } from '../fixtures.js'
 import { networkScenarios } from './network_scenarios.js'
+import { spawnDrained } from '../floors.js'
 import { readScenarios } from './read_scenarios.js'
 
 /** A scenario: rehearse at a small size, then run at full size. */
@@ -41,35 +39,17 @@ export function textStream(bytes: number): ReadableStream<Uint8Array> {
   })
 }
 
-function sh(script: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { stdio: 'ignore' })
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`sh exited ${code}`))))
-  })
-}
-
 const rootDir = path.join(BENCH_TMP, 'memory-root')
 
 export const scenarios: Record<string, Scenario> = {
   ...readScenarios,
   ...networkScenarios,
-  'bash-output:baseline': {
-    async prepare(bytes) {
-      await sh(`head -c 1048576 /dev/zero > /dev/null`)
-      return () => sh(`head -c ${bytes} /dev/zero > /dev/null`)
-    },
-  },
-  // Not the kit: the cheapest way for any Node process to receive the output (read and drop).
+  // The floor: the cheapest way for any Node process to receive the output (both pipes read and dropped).
   'bash-output:floor': {
     async prepare(bytes) {
-      const run = (n: number) =>
-        new Promise<void>((resolve, reject) => {
-          const child = spawn('head', ['-c', String(n), '/dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] })
-          child.stdout.on('data', () => undefined)
-          child.on('error', reject)
-          child.on('close', () => resolve())
-        })
+      const run = async (n: number) => {
+        if ((await spawnDrained('head', ['-c', String(n), '/dev/zero'])) !== 0) throw new Error('head failed')
+      }
       await run(1_048_576)
       return () => run(bytes)
     },
@@ -86,24 +66,62 @@ export const scenarios: Record<string, Scenario> = {
       return () => run(bytes)
     },
   },
-  'spool:baseline': {
-    async prepare(bytes) {
-      const dir = path.join(BENCH_TMP, `spool-baseline-${process.pid}`)
-      mkdirSync(dir, { recursive: true })
-      const file = path.join(dir, 'out.bin')
-      const run = async (n: number) => {
-        await pipeline(Readable.fromWeb(textStream(n) as import('node:stream/web').ReadableStream), createWriteStream(file))
+}
+
+/** Where the spool figures write: the root file system, and tmpfs. */
+const SPOOL_PLACES = { spool: BENCH_TMP, 'spool-tmpfs': path.join('/dev/shm', 'toolsmith-bench') } as const
+
+/**
+ * The floor of a spool: read the stream, batch 256 KiB of chunks (no copy:
+ * the stream hands out fresh buffers), write each batch with one `writev`
+ * while the next is read (one write in flight, as the store does), rename.
+ * No index, no store.
+ */
+async function batchedCopy(stream: ReadableStream<Uint8Array>, file: string): Promise<void> {
+  const temp = `${file}.tmp`
+  const handle = await open(temp, 'w')
+  let inFlight: Promise<unknown> | undefined
+  try {
+    const reader = stream.getReader()
+    let batch: Uint8Array[] = []
+    let size = 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      batch.push(value)
+      size += value.length
+      if (size >= 256 * 1024) {
+        await inFlight
+        inFlight = handle.writev(batch)
+        batch = []
+        size = 0
       }
-      await run(1_048_576)
+    }
+    await inFlight
+    if (size > 0) await handle.writev(batch)
+  } finally {
+    await inFlight?.catch(() => undefined)
+    await handle.close()
+  }
+  await rename(temp, file)
+}
+
+for (const [name, base] of Object.entries(SPOOL_PLACES)) {
+  scenarios[`${name}:floor`] = {
+    async prepare(bytes) {
+      const dir = path.join(base, `spool-floor-${process.pid}`)
+      mkdirSync(dir, { recursive: true })
+      const file = path.join(dir, 'out.spool')
+      await batchedCopy(textStream(1_048_576), file)
       return async () => {
-        await run(bytes)
+        await batchedCopy(textStream(bytes), file)
         await rm(dir, { recursive: true, force: true })
       }
     },
-  },
-  'spool:subject': {
+  }
+  scenarios[`${name}:subject`] = {
     async prepare(bytes) {
-      const dir = path.join(BENCH_TMP, `spool-subject-${process.pid}`)
+      const dir = path.join(base, `spool-subject-${process.pid}`)
       const store = new FileSpoolStore({ dir })
       await store.write('rehearsal', textStream(1_048_576))
       return async () => {
@@ -113,5 +131,5 @@ export const scenarios: Record<string, Scenario> = {
         await rm(dir, { recursive: true, force: true })
       }
     },
-  },
+  }
 }

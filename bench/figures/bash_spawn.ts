@@ -2,26 +2,22 @@
  * Per-command cost of bash: 200 sequential `true`s, so the figure is the
  * kit's spawn path (validation, path checks, environment, the sandbox's
  * command line), not the command. In the OS sandbox the baseline is the
- * same bwrap command line spawned by hand: the ratio is what the kit adds.
+ * exact launch plan the tool spawns (`bashLaunchPlan`, the same function
+ * the handler calls: bwrap argument vector, environment), spawned by hand
+ * with the same two pipes: the ratio is what the kit adds.
  *
  * @module
  */
-import { spawn } from 'node:child_process'
 import { constants, mkdirSync, realpathSync } from 'node:fs'
 import { access } from 'node:fs/promises'
 import path from 'node:path'
 import { Sandbox, createDispatchContext, createTools } from '../../lib/index.js'
+// Internal on purpose (not in any public entry): the floor must be the very command line the tool builds.
+import { bashLaunchPlan } from '../../lib/tools/bash.js'
 import { BENCH_TMP } from '../fixtures.js'
+import { spawnDrained } from '../floors.js'
 import { interleave, metric, timed } from '../harness.js'
 import { makeRow, type Figure, type Row } from '../figure.js'
-
-function spawnAndWait(file: string, args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: 'ignore' })
-    child.on('error', reject)
-    child.on('close', () => resolve())
-  })
-}
 
 export const bashSpawnFigure: Figure = {
   id: 'bash-spawn',
@@ -38,15 +34,15 @@ export const bashSpawnFigure: Figure = {
     const sandboxed = createTools(osSandbox).bash.executor(createDispatchContext())
     // The very bwrap command line the kit builds for `true` (same mounts, masks and namespaces), spawned by hand.
     const trueFile = await resolveTrue()
-    const plan = osSandbox.engine.launch({ file: trueFile, args: [], root: rootDir, cwd: rootDir, hostCwd: rootDir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } })
+    const plan = bashLaunchPlan(osSandbox, { file: trueFile, args: [], root: rootDir, cwd: rootDir })
     const batch = (fn: () => Promise<unknown>) => timed(async () => {
       for (let i = 0; i < calls; i++) await fn()
     })
     const samples = await interleave(
       {
-        spawnTrue: () => batch(() => spawnAndWait('true', [])),
+        spawnTrue: () => batch(() => spawnDrained(trueFile, [])),
         off: () => batch(() => off({ cmd: 'true' })),
-        bwrapTrue: () => batch(() => spawnAndWait(plan.file, plan.args)),
+        bwrapTrue: () => batch(() => spawnDrained(plan.file, plan.args, { cwd: plan.cwd, env: plan.env })),
         sandboxed: () => batch(() => sandboxed({ cmd: 'true' })),
       },
       { warmup: 1, samples: config.quick ? 3 : 5 },
@@ -58,7 +54,7 @@ export const bashSpawnFigure: Figure = {
         id: 'bash-spawn-os',
         figure: `bash: ${label} in the OS sandbox`,
         subject: "bash.executor({ cmd: 'true' }) with defaults (bubblewrap: filesystem, network and PID isolation)",
-        baseline: `child_process.spawn('bwrap', <the same ${plan.args.length - 1} arguments>) awaited ${calls}×`,
+        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments bashLaunchPlan builds>, its environment, stdout and stderr piped and drained) awaited ${calls}×`,
         unit: 'ms',
         subjectValues: metric(samples.sandboxed, 'ms'),
         baselineValues: metric(samples.bwrapTrue, 'ms'),
@@ -69,7 +65,7 @@ export const bashSpawnFigure: Figure = {
         id: 'bash-spawn-off',
         figure: `bash: ${label}, no isolation (opt-out)`,
         subject: "bash.executor({ cmd: 'true' }) with isolation: { filesystem: false, network: false, pid: false } (word guard on)",
-        baseline: `child_process.spawn('true') awaited ${calls}×`,
+        baseline: `child_process.spawn('true'), stdout and stderr piped and drained, awaited ${calls}×`,
         unit: 'ms',
         subjectValues: metric(samples.off, 'ms'),
         baselineValues: metric(samples.spawnTrue, 'ms'),
@@ -79,8 +75,8 @@ export const bashSpawnFigure: Figure = {
       makeRow({
         id: 'bash-spawn-bwrap',
         figure: `floor: ${label} under bwrap`,
-        subject: `child_process.spawn('bwrap', <the kit's arguments>) awaited ${calls}×`,
-        baseline: `child_process.spawn('true') awaited ${calls}×`,
+        subject: `child_process.spawn('bwrap', <bashLaunchPlan's arguments>) with pipes, awaited ${calls}×`,
+        baseline: `child_process.spawn('true') with pipes, awaited ${calls}×`,
         unit: 'ms',
         subjectValues: metric(samples.bwrapTrue, 'ms'),
         baselineValues: metric(samples.spawnTrue, 'ms'),

@@ -24,6 +24,7 @@ import type { GatewayLease } from '../sandbox/network_gateway.js'
 import type { NetworkDecision } from '../sandbox/network_proxy.js'
 import { resolveInRoot } from '../sandbox/paths.js'
 import { runBounded } from '../sandbox/process.js'
+import type { LaunchPlan } from '../sandbox/engine.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 
 /** Longest `cmd`, and longest single argument, in characters. */
@@ -220,6 +221,46 @@ async function usableProcCwd(candidate: string): Promise<boolean> {
 }
 
 /**
+ * What `bash` spawns for a program already found and a working directory
+ * already checked: the engine's command line (the bwrap argument vector in
+ * the OS sandbox), the environment and where it starts. The handler spawns
+ * exactly this; the benchmark spawns it by hand as the isolation floor.
+ *
+ * @param sandbox - The sandbox whose engine and environment apply.
+ * @param command - The program's absolute path and arguments, the real
+ *   root, the real working directory, where the spawn starts on the host
+ *   (`/proc/self/fd/N` of the held directory, or `cwd`), and the domain
+ *   allowlist's lease when one is open (its environment and namespace).
+ * @param hostEnv - The environment before `PWD` (built from `process.env` when omitted).
+ * @returns The launch plan.
+ * @internal
+ */
+export function bashLaunchPlan(
+  sandbox: Sandbox,
+  command: {
+    file: string
+    args: readonly string[]
+    root: string
+    cwd: string
+    hostCwd?: string
+    lease?: Pick<GatewayLease, 'env' | 'join'> | undefined
+  },
+  hostEnv: Record<string, string> = buildSandboxEnv(process.env, sandbox.env),
+): LaunchPlan {
+  const env = { ...hostEnv, PWD: command.cwd }
+  const lease = command.lease
+  return sandbox.engine.launch({
+    file: command.file,
+    args: command.args,
+    root: command.root,
+    cwd: command.cwd,
+    hostCwd: command.hostCwd ?? command.cwd,
+    env: lease ? { ...env, ...lease.env } : env,
+    ...(lease ? { join: lease.join } : {}),
+  })
+}
+
+/**
  * The `bash` tool's handler, as a function of its sandbox: what
  * `BashTool` runs after validation.
  *
@@ -259,7 +300,6 @@ export async function bashHandler(
   }
   // Hold the checked directory open and start the program in it through
   // /proc/self/fd, so swapping the path for a symlink now cannot move it.
-  const env: Record<string, string> = { ...hostEnv, PWD: resolved.absolute }
   // The PATH search does not depend on the open: both thread-pool round trips run at once.
   const lookup = early ?? resolveExecutable(cmd, resolved.absolute, searchPath)
   lookup.catch(() => undefined) // awaited below; an open failure must not leave it unhandled
@@ -279,15 +319,7 @@ export async function bashHandler(
     const lease = sandbox.allowedDomains === undefined ? undefined : await openLease(sandbox, call, ctx, decisions)
     let result: Awaited<ReturnType<typeof runBounded>>
     try {
-      const plan = engine.launch({
-        file,
-        args,
-        root: resolved.root,
-        cwd: resolved.absolute,
-        hostCwd,
-        env: lease ? { ...env, ...lease.env } : env,
-        ...(lease ? { join: lease.join } : {}),
-      })
+      const plan = bashLaunchPlan(sandbox, { file, args, root: resolved.root, cwd: resolved.absolute, hostCwd, lease }, hostEnv)
       result = await runBounded({
         ...plan,
         maxOutputBytes: sandbox.maxOutputBytes,
