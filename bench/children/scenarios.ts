@@ -72,33 +72,44 @@ export const scenarios: Record<string, Scenario> = {
 const SPOOL_PLACES = { spool: BENCH_TMP, 'spool-tmpfs': path.join('/dev/shm', 'toolsmith-bench') } as const
 
 /**
- * The floor of a spool: read the stream, batch 256 KiB of chunks (no copy:
- * the stream hands out fresh buffers), write each batch with one `writev`
- * while the next is read (one write in flight, as the store does), rename.
- * No index, no store.
+ * The floor of a spool: a `getReader()` loop copying the chunks into two
+ * preallocated 256 KiB batches, each full batch written with one
+ * `write(2)` while the next fills (one write in flight), then the rename.
+ * The store's own I/O scheme, minus the line index, the async generator
+ * and the store's bookkeeping. (Handing the chunks to `writev` uncopied,
+ * one batch at a time, was slower than the store itself: the store ran at
+ * 0.70–0.78× of it in two `--quick` runs at load ≈ 15.)
  */
 async function batchedCopy(stream: ReadableStream<Uint8Array>, file: string): Promise<void> {
+  const BATCH = 256 * 1024
   const temp = `${file}.tmp`
   const handle = await open(temp, 'w')
+  const batches = [Buffer.allocUnsafe(BATCH), Buffer.allocUnsafe(BATCH)]
+  let current = 0
+  let filled = 0
   let inFlight: Promise<unknown> | undefined
+  const flush = async () => {
+    await inFlight
+    inFlight = handle.write(batches[current]!, 0, filled)
+    current ^= 1
+    filled = 0
+  }
   try {
     const reader = stream.getReader()
-    let batch: Uint8Array[] = []
-    let size = 0
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      batch.push(value)
-      size += value.length
-      if (size >= 256 * 1024) {
-        await inFlight
-        inFlight = handle.writev(batch)
-        batch = []
-        size = 0
+      let offset = 0
+      while (offset < value.length) {
+        const n = Math.min(BATCH - filled, value.length - offset)
+        batches[current]!.set(value.subarray(offset, offset + n), filled)
+        filled += n
+        offset += n
+        if (filled === BATCH) await flush()
       }
     }
+    if (filled > 0) await flush()
     await inFlight
-    if (size > 0) await handle.writev(batch)
   } finally {
     await inFlight?.catch(() => undefined)
     await handle.close()
