@@ -87,7 +87,7 @@ export const spoolFigure = memoryFigure({
   id: 'spool',
   title: (size) => `FileSpoolStore storing ${size}`,
   subject: 'new FileSpoolStore({ dir }).write(id, ReadableStream of 84-byte text lines) (line index included)',
-  baseline: 'getReader() loop over the same stream, chunks batched to 256 KiB and written with FileHandle.writev to a temp file, then renamed',
+  baseline: 'getReader() loop over the same stream, chunks copied into two 256 KiB batches, one write in flight, to a temp file, then renamed',
   wallTarget: 1.2,
   places: [
     { suffix: '', label: ' on disk', subject: 'spool:subject', baseline: 'spool:floor', note: 'os.tmpdir() on the root file system' },
