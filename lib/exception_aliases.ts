@@ -34,6 +34,7 @@ import {
   E_TOOL_DENIED,
   E_TOOL_SANDBOX_UNAVAILABLE,
   E_TOOL_IO_ERROR,
+  E_TOOL_OUTCOME_UNKNOWN,
 } from './exceptions.js'
 
 /** `TOOL_PATH_ESCAPE`: the same class as {@link E_TOOL_PATH_ESCAPE}, named after its code. */
@@ -92,3 +93,6 @@ export const TOOL_SANDBOX_UNAVAILABLE: typeof E_TOOL_SANDBOX_UNAVAILABLE = E_TOO
 
 /** `TOOL_IO_ERROR`: the same class as {@link E_TOOL_IO_ERROR}, named after its code. */
 export const TOOL_IO_ERROR: typeof E_TOOL_IO_ERROR = E_TOOL_IO_ERROR
+
+/** `TOOL_OUTCOME_UNKNOWN`: the same class as {@link E_TOOL_OUTCOME_UNKNOWN}, named after its code. */
+export const TOOL_OUTCOME_UNKNOWN: typeof E_TOOL_OUTCOME_UNKNOWN = E_TOOL_OUTCOME_UNKNOWN

@@ -476,3 +476,27 @@ export class E_PROVIDER_SCHEMA_UNSUPPORTED extends BaseException {
   static override status = 422
   static override message = 'The tool schema cannot be expressed for this provider'
 }
+
+/**
+ * A non-idempotent side-effect call was claimed in the journal by an earlier
+ * attempt or another worker that never recorded how it ended (it crashed, was
+ * killed, or lost the database mid-call). The handler was not run again: the
+ * effect may or may not have happened. `details` says what the call was.
+ */
+export class E_TOOL_OUTCOME_UNKNOWN extends BaseException {
+  static override code = 'TOOL_OUTCOME_UNKNOWN'
+  static override status = 409
+  static override message = 'The outcome of an earlier run of this call is unknown'
+}
+
+/**
+ * The journal's database cannot be reached or refused a write (server down,
+ * connection lost, bad URL, wrong credentials). A call whose exactly-once
+ * guarantee depends on the journal was not started, or its outcome could not
+ * be recorded; the turn stops and can be resumed once the database is back.
+ */
+export class E_JOURNAL_UNAVAILABLE extends BaseException {
+  static override code = 'E_JOURNAL_UNAVAILABLE'
+  static override status = 503
+  static override message = 'The journal database is unavailable'
+}

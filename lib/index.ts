@@ -52,6 +52,8 @@ export {
   E_TOOL_GIT_REMOTE_DISABLED,
   E_TOOL_GREP_FAILED,
   E_TOOL_IO_ERROR,
+  E_TOOL_OUTCOME_UNKNOWN,
+  E_JOURNAL_UNAVAILABLE,
   E_TOOL_NETWORK_DISABLED,
   E_TOOL_NOT_A_FILE,
   E_TOOL_NOT_REGISTERED,
@@ -91,6 +93,7 @@ export {
   TOOL_DENIED,
   TOOL_SANDBOX_UNAVAILABLE,
   TOOL_IO_ERROR,
+  TOOL_OUTCOME_UNKNOWN,
 } from './exception_aliases.js'
 export {
   canonicalStringify,
@@ -145,6 +148,9 @@ export {
   type ToolDescription,
   type ToolExecutor,
   type ToolHandler,
+  type ReconcileAnswer,
+  type ReconcileInfo,
+  type ToolReconciler,
   type ToolResult,
   type ValidCall,
 } from './core/tool.js'
@@ -417,8 +423,16 @@ export {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   TOOL_CALL_ROW_FIELDS,
   errorToJson,
+  isClaimingJournal,
   outputToJson,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimState,
+  type ClaimedRow,
+  type ClaimingJournal,
   type JournalOptions,
+  type ToolCallClaim,
+  type TurnCheckpoint,
   type ToolCallFilter,
   type ToolCallFlags,
   type ToolCallJournal,
@@ -469,9 +483,13 @@ export {
   TurnRunner,
   type TurnIdentity,
   type TurnResult,
+  type TurnResumeOptions,
   type TurnRunOptions,
   type TurnRunnerOptions,
 } from './runner/turn_runner.js'
+export {
+  DEFAULT_CLAIM_LEASE_MS,
+} from './runner/claims.js'
 export {
   fromOpenAIChatResponse,
   openAIChatModel,

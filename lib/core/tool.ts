@@ -71,6 +71,30 @@ export type ToolHandler<Args = any> = (
   call: ToolCallInfo,
 ) => ToolResult | Promise<ToolResult>
 
+/** What a call's lost outcome was found to be by a tool's {@link RawTool.reconcile} hook. */
+export type ReconcileAnswer =
+  /** The effect happened: `result` is what the call returns (and what the journal records). */
+  | { applied: true; result: ToolResult }
+  /** The effect did not happen: the handler may run now. */
+  | { applied: false }
+  /** Cannot tell: the call fails with `TOOL_OUTCOME_UNKNOWN`. */
+  | undefined
+
+/** Facts about the interrupted call handed to a {@link RawTool.reconcile} hook. */
+export interface ReconcileInfo extends ToolCallInfo {
+  /** Epoch milliseconds when the lost run started. */
+  readonly startedAtMs: number
+  /** The worker that ran it (`host:pid:random`). */
+  readonly owner: string
+}
+
+/**
+ * A tool's way to find out whether an interrupted call's effect happened.
+ *
+ * @typeParam Args - The validated argument type.
+ */
+export type ToolReconciler<Args = any> = (args: Args, call: ReconcileInfo) => ReconcileAnswer | Promise<ReconcileAnswer>
+
 /** Returns the artifact class lazily, so `tool.ts` never imports artifact code. */
 export type ArtifactConstructorResolver<A extends SpooledArtifactLike = SpooledArtifactLike> = () => ArtifactClass<A>
 
@@ -122,6 +146,13 @@ export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Ar
   idempotent?: boolean
   /** What events, logs and journals record instead of the args (e.g. a hash of file content). */
   redact?: (args: Args) => unknown
+  /**
+   * For `sideEffect: true, idempotent: false` tools run with a claiming
+   * journal: when an earlier run of the same call was claimed but never
+   * finished (its worker crashed), check the world and answer whether the
+   * effect happened, instead of failing with `TOOL_OUTCOME_UNKNOWN`.
+   */
+  reconcile?: ToolReconciler<Args>
 }
 
 /** The plain-JSON snapshot `tool.describe()` returns. */
@@ -232,6 +263,7 @@ const rawToolSchema = validator
     sideEffect: validator.boolean().default(false),
     idempotent: validator.boolean(),
     redact: validator.func(),
+    reconcile: validator.func(),
   })
   .unknown(false) as unknown as ObjectSchema<RawTool>
 
@@ -313,6 +345,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly idempotent: boolean
   /** What logs record instead of the args, if set. */
   readonly redact: ((args: Args) => unknown) | undefined
+  /** How an interrupted call's outcome is found out, if set; see {@link RawTool.reconcile}. */
+  readonly reconcile: ToolReconciler<Args> | undefined
 
   readonly #handler: ToolHandler<Args>
   /** `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
@@ -346,6 +380,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.sideEffect = valid.sideEffect
     this.idempotent = valid.idempotent ?? !valid.sideEffect
     this.redact = valid.redact
+    this.reconcile = valid.reconcile
     this.#handler = valid.handler
     if (this.sideEffect && !this.idempotent && valid.handler.length < 4) {
       warnIdempotencyKeyUnreachable(this.name, 'handler takes fewer than 4 parameters and')

@@ -42,6 +42,8 @@ export {
   E_TOOL_GIT_REMOTE_DISABLED,
   E_TOOL_GREP_FAILED,
   E_TOOL_IO_ERROR,
+  E_TOOL_OUTCOME_UNKNOWN,
+  E_JOURNAL_UNAVAILABLE,
   E_TOOL_NETWORK_DISABLED,
   E_TOOL_NOT_A_FILE,
   E_TOOL_NOT_REGISTERED,
@@ -81,6 +83,7 @@ export {
   TOOL_DENIED,
   TOOL_SANDBOX_UNAVAILABLE,
   TOOL_IO_ERROR,
+  TOOL_OUTCOME_UNKNOWN,
 } from '../exception_aliases.js'
 export {
   canonicalStringify,
@@ -135,6 +138,9 @@ export {
   type ToolDescription,
   type ToolExecutor,
   type ToolHandler,
+  type ReconcileAnswer,
+  type ReconcileInfo,
+  type ToolReconciler,
   type ToolResult,
   type ValidCall,
 } from '../core/tool.js'

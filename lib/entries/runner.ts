@@ -7,8 +7,16 @@ export {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   TOOL_CALL_ROW_FIELDS,
   errorToJson,
+  isClaimingJournal,
   outputToJson,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimState,
+  type ClaimedRow,
+  type ClaimingJournal,
   type JournalOptions,
+  type ToolCallClaim,
+  type TurnCheckpoint,
   type ToolCallFilter,
   type ToolCallFlags,
   type ToolCallJournal,
@@ -59,9 +67,13 @@ export {
   TurnRunner,
   type TurnIdentity,
   type TurnResult,
+  type TurnResumeOptions,
   type TurnRunOptions,
   type TurnRunnerOptions,
 } from '../runner/turn_runner.js'
+export {
+  DEFAULT_CLAIM_LEASE_MS,
+} from '../runner/claims.js'
 export {
   fromOpenAIChatResponse,
   openAIChatModel,

@@ -96,6 +96,11 @@ export interface ToolEndEvent {
   bytes: number
   /** Whether the result was spooled instead of inlined. */
   spooled: boolean
+  /**
+   * `true` when the handler did not run: a claimed call's recorded outcome
+   * was replayed from the journal (another attempt or worker already ran it).
+   */
+  replayed?: boolean
 }
 
 /**

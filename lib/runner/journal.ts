@@ -52,6 +52,12 @@ export interface ToolCallRow {
   callId: string
   /** The call's idempotency key: stable across attempts of one iteration. */
   idempotencyKey: string
+  /**
+   * `true` when the handler did not run for this row: its outcome was replayed
+   * from the claim an earlier attempt (or another worker) recorded under the
+   * same key. Stores return `false` for every other row.
+   */
+  replayed?: boolean
 }
 
 /** Facts about the tool behind a row that a journal keeps to answer {@link ToolCallJournal.sideEffectsFor}. */
@@ -153,6 +159,11 @@ export interface TruncatedOutput {
   bytes: number
   /** The start of the output, cut on a character boundary. */
   preview: string
+  /**
+   * The id the whole output was spooled under in the runner's `spoolStore`,
+   * when the runner spooled it: a replayed call reads it back from there.
+   */
+  spoolId?: string
 }
 
 const PREVIEW_BYTES = 1_024
@@ -173,6 +184,7 @@ export const TOOL_CALL_ROW_FIELDS = [
   'errorJson',
   'callId',
   'idempotencyKey',
+  'replayed',
 ] as const satisfies readonly (keyof ToolCallRow)[]
 
 /**
@@ -331,6 +343,7 @@ export function normaliseRow(row: ToolCallRow, maxOutputBytes: number): ToolCall
   else normal.outputJson = null
   if (normal.errorJson != null) normal.errorJson = capJson(normal.errorJson, maxOutputBytes)
   else normal.errorJson = null
+  normal.replayed = normal.replayed === true
   return normal
 }
 
@@ -342,4 +355,213 @@ export function normaliseRow(row: ToolCallRow, maxOutputBytes: number): ToolCall
  */
 export function isUnsafeToRepeat(flags: ToolCallFlags | undefined): boolean {
   return flags === undefined || (flags.sideEffect && !flags.idempotent)
+}
+
+// ---------------------------------------------------------------------------
+// Claims: exactly-once runs of non-idempotent side effects
+// ---------------------------------------------------------------------------
+
+/** Where a claimed call stands. */
+export type ClaimState = 'running' | 'success' | 'error'
+
+/**
+ * The journal's record of one claimed call: the row of the worker that won
+ * the claim, its lease, and (once settled) its outcome.
+ */
+export interface ToolCallClaim {
+  /** The key the call was claimed under: its idempotency key, `#n` appended for the n-th repeat in one attempt. */
+  claimKey: string
+  /** The worker holding (or last holding) the claim: `host:pid:random`. */
+  owner: string
+  /** `'running'` until the claimant records the outcome (the same as `row.status`). */
+  state: ClaimState
+  /** Epoch milliseconds (the store's clock) after which a `'running'` claim counts as abandoned. */
+  leaseExpiresAtMs: number
+  /** Whether the lease had expired when the store read the claim (compared on the store's own clock). */
+  leaseExpired: boolean
+  /**
+   * The claimant's row: its coordinates, tool and redacted input; once
+   * settled, also its `outputJson`/`errorJson` and `finishedAtMs`.
+   */
+  row: ClaimedRow
+}
+
+/** A claim's row: a {@link ToolCallRow} whose status may still be `'running'`. */
+export type ClaimedRow = Omit<ToolCallRow, 'status'> & { status: ClaimState }
+
+/** The SQL column of each row field, shared by the SQL stores. */
+export const TOOL_CALL_COLUMNS: Readonly<Record<keyof ToolCallRow, string>> = {
+  runId: 'run_id',
+  nodeId: 'node_id',
+  iteration: 'iteration',
+  attempt: 'attempt',
+  seq: 'seq',
+  toolName: 'tool_name',
+  inputJson: 'input_json',
+  outputJson: 'output_json',
+  startedAtMs: 'started_at_ms',
+  finishedAtMs: 'finished_at_ms',
+  status: 'status',
+  errorJson: 'error_json',
+  callId: 'call_id',
+  idempotencyKey: 'idempotency_key',
+  replayed: 'replayed',
+}
+
+/**
+ * A row as a SQL driver returns it (selected `AS "field"`): numbers that
+ * arrive as strings (PostgreSQL `bigint`) or 0/1 flags become the row's types.
+ *
+ * @param record - One result record.
+ * @returns The row.
+ */
+export function rowFromSql<R extends ToolCallRow | ClaimedRow>(record: Record<string, unknown>): R {
+  const row = {} as Record<string, unknown>
+  for (const field of TOOL_CALL_ROW_FIELDS) row[field] = record[field] ?? null
+  for (const field of ['iteration', 'attempt', 'seq', 'startedAtMs', 'finishedAtMs'] as const) row[field] = Number(row[field])
+  row.replayed = row.replayed === true || row.replayed === 1
+  return row as unknown as R
+}
+
+/** What {@link ClaimingJournal.claim} asks for. */
+export interface ClaimRequest {
+  /** See {@link ToolCallClaim.claimKey}. */
+  claimKey: string
+  /** The worker asking. */
+  owner: string
+  /** How long the claim holds without a renewal, in milliseconds. */
+  leaseMs: number
+  /** The call's row as it starts (`status`, `outputJson`, `errorJson` are ignored). */
+  row: ToolCallRow
+  /** The tool's flags. */
+  flags: ToolCallFlags
+}
+
+/** What {@link ClaimingJournal.claim} answers. */
+export interface ClaimResult {
+  /** `true` when this worker now holds the claim and must run the call. */
+  acquired: boolean
+  /** The claim as stored: this worker's own when `acquired`, else the earlier one. */
+  claim: ToolCallClaim
+}
+
+/**
+ * A turn as a journal keeps it, so another process can resume it: the
+ * conversation up to the last model answer, and the state the runner needs
+ * to continue.
+ */
+export interface TurnCheckpoint {
+  /** The run. */
+  runId: string
+  /** The node. */
+  nodeId: string
+  /** The iteration. */
+  iteration: number
+  /** The attempt that wrote it. */
+  attempt: number
+  /** The prompt of the turn. */
+  prompt: string
+  /** The conversation as JSON (an array of `Message`), the last model answer included. */
+  messagesJson: string
+  /** Model calls made so far. */
+  steps: number
+  /** The runner's own state as JSON (claims made per idempotency key, the next `seq`): opaque to stores. */
+  stateJson: string
+  /** `true` once the turn ended normally. */
+  done: boolean
+  /** Epoch milliseconds of the write. */
+  updatedAtMs: number
+}
+
+/**
+ * A journal that can also claim calls and keep turn checkpoints: what
+ * exactly-once side effects and `TurnRunner.resume` need.
+ *
+ * @remarks
+ * Implemented by {@link SqliteJournal} (one machine, any number of
+ * processes), `PostgresJournal` (any number of machines) and
+ * {@link JsonlJournal} (one process only: appending to a file cannot make two
+ * processes' claims exclusive).
+ */
+export interface ClaimingJournal extends ToolCallJournal {
+  /**
+   * Claim a call, atomically: the first worker to ask gets it; everyone else
+   * gets the stored claim (running, or settled with its outcome).
+   *
+   * @param request - Key, owner, lease and the starting row.
+   * @returns Whether this worker acquired it, and the claim as stored.
+   * @throws `E_JOURNAL_UNAVAILABLE` when the store cannot be reached.
+   */
+  claim(request: ClaimRequest): Promise<ClaimResult>
+  /**
+   * Extend a running claim's lease; only its owner can.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param leaseMs - The new lease, from now.
+   * @returns `false` when the claim is no longer this owner's or no longer running.
+   */
+  renew(claimKey: string, owner: string, leaseMs: number): Promise<boolean>
+  /**
+   * Move an abandoned running claim to a new owner (compare-and-set on the old owner).
+   *
+   * @param claimKey - The key.
+   * @param fromOwner - The owner the caller saw.
+   * @param toOwner - The new owner.
+   * @param leaseMs - The new lease.
+   * @returns `false` when someone else changed the claim first.
+   */
+  takeOver(claimKey: string, fromOwner: string, toOwner: string, leaseMs: number): Promise<boolean>
+  /**
+   * Record the outcome of a claimed call: settle the claim and store `row`
+   * as the call's journal row, in one transaction.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner; a claim held by someone else is left alone.
+   * @param row - The finished row.
+   * @param flags - The tool's flags.
+   * @returns `false` when the claim was not this owner's (nothing was written).
+   */
+  complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean>
+  /**
+   * A claim by key.
+   *
+   * @param claimKey - The key.
+   * @returns The claim, or `undefined`.
+   */
+  getClaim(claimKey: string): Promise<ToolCallClaim | undefined>
+  /**
+   * Store the latest checkpoint of a turn (one per run, node and iteration).
+   *
+   * @param checkpoint - The checkpoint.
+   */
+  saveTurn(checkpoint: TurnCheckpoint): Promise<void>
+  /**
+   * The latest checkpoint of a run, optionally narrowed to a node and iteration.
+   *
+   * @param runId - The run.
+   * @param scope - The node and iteration, when the run has several.
+   * @returns The checkpoint last written, or `undefined`.
+   */
+  loadTurn(runId: string, scope?: { nodeId?: string; iteration?: number }): Promise<TurnCheckpoint | undefined>
+}
+
+/**
+ * Whether a journal implements {@link ClaimingJournal}.
+ *
+ * @param journal - Any journal.
+ * @returns `true` when it has every claim and checkpoint method.
+ */
+export function isClaimingJournal(journal: ToolCallJournal | undefined): journal is ClaimingJournal {
+  if (!journal) return false
+  const j = journal as Partial<ClaimingJournal>
+  return (
+    typeof j.claim === 'function' &&
+    typeof j.renew === 'function' &&
+    typeof j.takeOver === 'function' &&
+    typeof j.complete === 'function' &&
+    typeof j.getClaim === 'function' &&
+    typeof j.saveTurn === 'function' &&
+    typeof j.loadTurn === 'function'
+  )
 }

@@ -9,6 +9,12 @@ import { dirname, resolve } from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimingJournal,
+  type ClaimedRow,
+  type ToolCallClaim,
+  type TurnCheckpoint,
   isUnsafeToRepeat,
   assertFilter,
   matchesFilter,
@@ -24,6 +30,17 @@ import {
 
 /** Key under which a line keeps the tool's flags next to the row's fields. */
 const FLAGS_KEY = '$flags'
+/** Key of a line holding a claim's latest state (not a row: `list` skips it). */
+const CLAIM_KEY = '$claim'
+/** Key of a line holding a turn checkpoint (not a row: `list` skips it). */
+const TURN_KEY = '$turn'
+
+interface StoredClaim {
+  claimKey: string
+  owner: string
+  leaseExpiresAtMs: number
+  row: ClaimedRow
+}
 
 /** Options of {@link JsonlJournal}. */
 export interface JsonlJournalOptions extends JournalOptions {
@@ -51,6 +68,12 @@ interface StoredLine {
  * never corrupted. Pass `fsync: true` to also survive power loss, at the cost
  * of one disk flush per call.
  *
+ * Claims and turn checkpoints are lines of their own (`$claim`, `$turn`) that
+ * `list` skips. They are exclusive **within one process** only: two processes
+ * appending to one file cannot make a claim atomic, so two workers could both
+ * run a non-idempotent call. Use `SqliteJournal` (one machine) or
+ * `PostgresJournal` (many) to share a journal between processes.
+ *
  * @example
  * ```ts
  * const journal = new JsonlJournal('.toolsmith/journal.jsonl')
@@ -59,7 +82,7 @@ interface StoredLine {
  * console.table(await journal.list({ runId: 'r1' }))
  * ```
  */
-export class JsonlJournal implements ToolCallJournal {
+export class JsonlJournal implements ClaimingJournal {
   /** Absolute path of the file. */
   readonly file: string
   /** The output cap; see {@link JournalOptions.maxOutputBytes}. */
@@ -96,25 +119,43 @@ export class JsonlJournal implements ToolCallJournal {
     const stored: Record<string, unknown> = { ...normaliseRow(row, this.maxOutputBytes) }
     if (flags) stored[FLAGS_KEY] = { sideEffect: flags.sideEffect, idempotent: flags.idempotent }
     const line = JSON.stringify(stored) + '\n'
+    await this.#enqueue(() => this.#append(line))
+  }
+
+  async #append(line: string): Promise<void> {
+    if (!this.#dirReady) {
+      mkdirSync(dirname(this.file), { recursive: true })
+      this.#dirReady = true
+    }
+    // Open per row: no descriptor outlives a call, and O_APPEND keeps each
+    // row's single write whole even with several writer processes.
+    const handle = await open(this.file, 'a+')
+    try {
+      // Checked before every row, not once: another process sharing the file
+      // may have died mid-line since our last write, and our row must not be
+      // glued onto its fragment.
+      const prefix = (await endsMidLine(handle)) ? '\n' : ''
+      await handle.write(prefix + line)
+      if (this.fsync) await handle.datasync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  async #updateClaim(
+    claimKey: string,
+    owner: string,
+    change: (claim: StoredClaim) => StoredClaim,
+    alsoAppend = '',
+  ): Promise<boolean> {
+    let changed = false
     await this.#enqueue(async () => {
-      if (!this.#dirReady) {
-        mkdirSync(dirname(this.file), { recursive: true })
-        this.#dirReady = true
-      }
-      // Open per row: no descriptor outlives a call, and O_APPEND keeps each
-      // row's single write whole even with several writer processes.
-      const handle = await open(this.file, 'a+')
-      try {
-        // Checked before every row, not once: another process sharing the file
-        // may have died mid-line since our last write, and our row must not be
-        // glued onto its fragment.
-        const prefix = (await endsMidLine(handle)) ? '\n' : ''
-        await handle.write(prefix + line)
-        if (this.fsync) await handle.datasync()
-      } finally {
-        await handle.close()
-      }
+      const existing = (await this.#readFile()).claims.get(claimKey)
+      if (!existing || existing.owner !== owner || existing.row.status !== 'running') return
+      await this.#append(JSON.stringify({ [CLAIM_KEY]: change(existing) }) + '\n' + alsoAppend)
+      changed = true
     })
+    return changed
   }
 
   /**
@@ -140,6 +181,107 @@ export class JsonlJournal implements ToolCallJournal {
       .map((line) => line.row)
   }
 
+  /**
+   * Claim a call; exclusive within this process only (see the class remarks).
+   *
+   * @param request - Key, owner, lease and the starting row.
+   * @returns Whether this process acquired it, and the claim as stored.
+   */
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    let result!: ClaimResult
+    await this.#enqueue(async () => {
+      const existing = (await this.#readFile()).claims.get(request.claimKey)
+      if (existing) {
+        result = { acquired: false, claim: claimOf(existing) }
+        return
+      }
+      const row = { ...normaliseRow(request.row, this.maxOutputBytes), status: 'running', outputJson: null, errorJson: null } as ClaimedRow
+      const stored: StoredClaim = { claimKey: request.claimKey, owner: request.owner, leaseExpiresAtMs: Date.now() + request.leaseMs, row }
+      await this.#append(JSON.stringify({ [CLAIM_KEY]: stored }) + '\n')
+      result = { acquired: true, claim: claimOf(stored) }
+    })
+    return result
+  }
+
+  /**
+   * Extend a running claim's lease.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param leaseMs - The new lease, from now.
+   * @returns Whether the claim is still this owner's and running.
+   */
+  async renew(claimKey: string, owner: string, leaseMs: number): Promise<boolean> {
+    return this.#updateClaim(claimKey, owner, (c) => ({ ...c, leaseExpiresAtMs: Date.now() + leaseMs }))
+  }
+
+  /**
+   * Take over an abandoned claim.
+   *
+   * @param claimKey - The key.
+   * @param fromOwner - The owner the caller saw.
+   * @param toOwner - The new owner.
+   * @param leaseMs - The new lease.
+   * @returns Whether the claim is now `toOwner`'s.
+   */
+  async takeOver(claimKey: string, fromOwner: string, toOwner: string, leaseMs: number): Promise<boolean> {
+    return this.#updateClaim(claimKey, fromOwner, (c) => ({ ...c, owner: toOwner, leaseExpiresAtMs: Date.now() + leaseMs }))
+  }
+
+  /**
+   * Settle a claim and append the call's row.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param row - The finished row.
+   * @param flags - The tool's flags.
+   * @returns Whether the claim was this owner's.
+   */
+  async complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean> {
+    const normal = normaliseRow(row, this.maxOutputBytes)
+    const line = JSON.stringify({ ...normal, [FLAGS_KEY]: { sideEffect: flags.sideEffect, idempotent: flags.idempotent } }) + '\n'
+    return this.#updateClaim(claimKey, owner, (c) => ({ ...c, row: { ...c.row, ...normal } }), line)
+  }
+
+  /**
+   * A claim by key.
+   *
+   * @param claimKey - The key.
+   * @returns The claim, or `undefined`.
+   */
+  async getClaim(claimKey: string): Promise<ToolCallClaim | undefined> {
+    await this.#queue
+    const stored = (await this.#readFile()).claims.get(claimKey)
+    return stored ? claimOf(stored) : undefined
+  }
+
+  /**
+   * Append a turn's latest checkpoint.
+   *
+   * @param checkpoint - The checkpoint.
+   */
+  async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
+    await this.#enqueue(() => this.#append(JSON.stringify({ [TURN_KEY]: checkpoint }) + '\n'))
+  }
+
+  /**
+   * The latest checkpoint of a run.
+   *
+   * @param runId - The run.
+   * @param scope - The node and iteration, when the run has several.
+   * @returns The checkpoint, or `undefined`.
+   */
+  async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
+    await this.#queue
+    const turns = (await this.#readFile()).turns.filter(
+      (t) =>
+        t.runId === runId &&
+        (scope.nodeId === undefined || t.nodeId === scope.nodeId) &&
+        (scope.iteration === undefined || t.iteration === scope.iteration),
+    )
+    return turns.at(-1)
+  }
+
   /** Wait for pending writes; the file is never held open between calls. */
   async close(): Promise<void> {
     await this.#queue
@@ -154,19 +296,54 @@ export class JsonlJournal implements ToolCallJournal {
 
   async #readLines(): Promise<StoredLine[]> {
     await this.#queue
+    return (await this.#readFile()).rows
+  }
+
+  async #readFile(): Promise<{ rows: StoredLine[]; claims: Map<string, StoredClaim>; turns: TurnCheckpoint[] }> {
+    const rows: StoredLine[] = []
+    const claims = new Map<string, StoredClaim>()
+    const turns: TurnCheckpoint[] = []
     let text: string
     try {
       text = await readFile(this.file, 'utf8')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { rows, claims, turns }
       throw error
     }
-    const lines: StoredLine[] = []
     for (const raw of text.split('\n')) {
+      if (raw.startsWith(`{"${CLAIM_KEY}":`) || raw.startsWith(`{"${TURN_KEY}":`)) {
+        const record = parseObject(raw)
+        const claim = record?.[CLAIM_KEY] as StoredClaim | undefined
+        if (claim && typeof claim.claimKey === 'string') claims.set(claim.claimKey, claim)
+        const turn = record?.[TURN_KEY] as TurnCheckpoint | undefined
+        if (turn && typeof turn.runId === 'string') turns.push(turn)
+        continue
+      }
       const parsed = parseLine(raw)
-      if (parsed) lines.push(parsed)
+      if (parsed) rows.push(parsed)
     }
-    return lines
+    return { rows, claims, turns }
+  }
+}
+
+function parseObject(raw: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw)
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function claimOf(stored: StoredClaim): ToolCallClaim {
+  const state = stored.row.status
+  return {
+    claimKey: stored.claimKey,
+    owner: stored.owner,
+    state,
+    leaseExpiresAtMs: stored.leaseExpiresAtMs,
+    leaseExpired: state === 'running' && stored.leaseExpiresAtMs <= Date.now(),
+    row: { ...stored.row },
   }
 }
 
@@ -183,6 +360,7 @@ function parseLine(raw: string): StoredLine | undefined {
   if (typeof record.toolName !== 'string' || typeof record.seq !== 'number') return undefined
   const row = {} as Record<string, unknown>
   for (const field of TOOL_CALL_ROW_FIELDS) row[field] = record[field] ?? null
+  row.replayed = row.replayed === true
   const flags = record[FLAGS_KEY] as ToolCallFlags | undefined
   return { row: row as unknown as ToolCallRow, flags: flags && typeof flags === 'object' ? flags : undefined }
 }

@@ -79,10 +79,14 @@ export class ResultSpooler {
     const fits = bytes <= options.inlineBudgetBytes || tool.ephemeral
     const Artifact = tool.artifactConstructor?.() ?? SpooledArtifact
     let artifact: SpooledArtifactLike
+    let spoolId: string | undefined
     if (isSpooledArtifact(result)) artifact = result
     else if (fits) artifact = new Artifact(MemorySpoolReader.from(result as string | Uint8Array))
-    // A unique spool id: the same tool and args twice must not replace (or hide) the first result.
-    else artifact = new Artifact(await this.#store.write(`${options.callId}:${randomUUID()}`, result as string | Uint8Array))
+    else {
+      // A unique spool id: the same tool and args twice must not replace (or hide) the first result.
+      spoolId = `${options.callId}:${randomUUID()}`
+      artifact = new Artifact(await this.#store.write(spoolId, result as string | Uint8Array))
+    }
 
     if (fits) {
       const text = typeof result === 'string' ? result : await artifact.asString()
@@ -98,10 +102,12 @@ export class ResultSpooler {
       `[The result is ${bytes} bytes (${lines} lines), too large to show whole; it was spooled. ` +
       `callId: ${name}]\n${preview}\n` +
       `[Read more with ${tools.join(', ')} and {"callId": ${JSON.stringify(name)}}.]`
+    // Too large for the journal: the row references the spool (`spoolId`), so
+    // a replay of a claimed call reads the whole result back from the store.
     const outputJson =
       bytes <= options.journalMaxBytes
         ? outputToJson(await artifact.asString(), options.journalMaxBytes)
-        : JSON.stringify({ truncated: true, bytes, preview } satisfies TruncatedOutput)
+        : JSON.stringify({ truncated: true, bytes, preview, ...(spoolId === undefined ? {} : { spoolId }) } satisfies TruncatedOutput)
     return { content, artifact, bytes, spooled: true, outputJson }
   }
 

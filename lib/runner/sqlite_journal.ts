@@ -8,10 +8,18 @@ import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { E_INVALID_OPTIONS, E_OPTIONAL_DEPENDENCY_MISSING } from '../exceptions.js'
+import { CHECKPOINT_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   normaliseRow,
+  rowFromSql,
+  TOOL_CALL_COLUMNS,
   TOOL_CALL_ROW_FIELDS,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimingJournal,
+  type ToolCallClaim,
+  type TurnCheckpoint,
   type JournalOptions,
   type ToolCallFilter,
   type ToolCallFlags,
@@ -23,33 +31,20 @@ import {
 // The slice of better-sqlite3 we use, typed here so consumers of our .d.ts
 // files never need its types installed.
 interface Statement {
-  run(...params: unknown[]): unknown
+  run(...params: unknown[]): { changes: number }
   all(...params: unknown[]): unknown[]
+  get(...params: unknown[]): unknown
 }
 interface Database {
   exec(sql: string): unknown
   prepare(sql: string): Statement
   pragma(sql: string): unknown
+  transaction<F extends (...args: any[]) => any>(fn: F): F
   close(): unknown
 }
 type DatabaseConstructor = new (file: string) => Database
 
-const COLUMNS: Readonly<Record<keyof ToolCallRow, string>> = {
-  runId: 'run_id',
-  nodeId: 'node_id',
-  iteration: 'iteration',
-  attempt: 'attempt',
-  seq: 'seq',
-  toolName: 'tool_name',
-  inputJson: 'input_json',
-  outputJson: 'output_json',
-  startedAtMs: 'started_at_ms',
-  finishedAtMs: 'finished_at_ms',
-  status: 'status',
-  errorJson: 'error_json',
-  callId: 'call_id',
-  idempotencyKey: 'idempotency_key',
-}
+const COLUMNS = TOOL_CALL_COLUMNS
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tool_calls (
@@ -69,10 +64,46 @@ CREATE TABLE IF NOT EXISTS tool_calls (
   call_id TEXT NOT NULL,
   idempotency_key TEXT NOT NULL,
   side_effect INTEGER,
-  idempotent INTEGER
+  idempotent INTEGER,
+  replayed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_id, node_id, iteration, attempt, seq);
 CREATE INDEX IF NOT EXISTS tool_calls_by_idempotency_key ON tool_calls (idempotency_key);
+CREATE TABLE IF NOT EXISTS tool_claims (
+  claim_key TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_expires_at_ms INTEGER NOT NULL,
+  run_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  iteration INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  tool_name TEXT NOT NULL,
+  input_json TEXT NOT NULL,
+  output_json TEXT,
+  started_at_ms INTEGER NOT NULL,
+  finished_at_ms INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'success', 'error')),
+  error_json TEXT,
+  call_id TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  replayed INTEGER NOT NULL DEFAULT 0,
+  side_effect INTEGER,
+  idempotent INTEGER
+);
+CREATE TABLE IF NOT EXISTS turn_checkpoints (
+  run_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  iteration INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  prompt TEXT NOT NULL,
+  messages_json TEXT NOT NULL,
+  steps INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  done INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (run_id, node_id, iteration)
+);
 `
 
 let cachedDriver: DatabaseConstructor | undefined
@@ -101,7 +132,15 @@ function loadDriver(): DatabaseConstructor {
  * `better-sqlite3` is an optional peer dependency, loaded when the first
  * journal is constructed; without it the constructor throws
  * `E_OPTIONAL_DEPENDENCY_MISSING` with the install command. The database runs
- * in WAL mode, so a crashed writer never corrupts committed rows.
+ * in WAL mode, so a crashed writer never corrupts committed rows, with a
+ * 5 s busy timeout so several processes can share one file.
+ *
+ * Claims (see {@link ClaimingJournal}) live in table `tool_claims`, keyed by
+ * claim key: one `INSERT … ON CONFLICT DO NOTHING` decides the winner, so
+ * any number of processes on one machine run a non-idempotent call at most
+ * once. Turn checkpoints for `TurnRunner.resume` live in `turn_checkpoints`.
+ * A database made by an earlier version gains the new tables and the
+ * `replayed` column when opened.
  *
  * @example
  * ```ts
@@ -111,7 +150,7 @@ function loadDriver(): DatabaseConstructor {
  * journal.close()
  * ```
  */
-export class SqliteJournal implements ToolCallJournal {
+export class SqliteJournal implements ClaimingJournal {
   /** Absolute path of the database file, or `':memory:'`. */
   readonly file: string
   /** The output cap; see {@link JournalOptions.maxOutputBytes}. */
@@ -119,6 +158,10 @@ export class SqliteJournal implements ToolCallJournal {
 
   readonly #db: Database
   readonly #insert: Statement
+  readonly #claimInsert: Statement
+  readonly #claimSelect: Statement
+  readonly #claimSettle: Statement
+  readonly #complete: (claimKey: string, owner: string, params: unknown[], normal: ToolCallRow) => boolean
 
   /**
    * @param file - The database file (created with its folder), or `':memory:'`.
@@ -137,12 +180,41 @@ export class SqliteJournal implements ToolCallJournal {
     this.maxOutputBytes = max
     if (this.file !== ':memory:') mkdirSync(dirname(this.file), { recursive: true })
     this.#db = new Driver(this.file)
+    this.#db.pragma('busy_timeout = 5000')
     this.#db.pragma('journal_mode = WAL')
     this.#db.exec(SCHEMA)
+    // A database from before claims: add the column rather than refuse the file.
+    const existing = (this.#db.prepare('PRAGMA table_info(tool_calls)').all() as { name: string }[]).map((c) => c.name)
+    if (!existing.includes('replayed')) this.#db.exec('ALTER TABLE tool_calls ADD COLUMN replayed INTEGER NOT NULL DEFAULT 0')
     const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
-    this.#insert = this.#db.prepare(
-      `INSERT INTO tool_calls (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    const marks = columns.map(() => '?').join(', ')
+    this.#insert = this.#db.prepare(`INSERT INTO tool_calls (${columns.join(', ')}) VALUES (${marks})`)
+    this.#claimInsert = this.#db.prepare(
+      `INSERT INTO tool_claims (claim_key, owner, lease_expires_at_ms, ${columns.join(', ')}) VALUES (?, ?, ?, ${marks}) ` +
+        'ON CONFLICT (claim_key) DO NOTHING',
     )
+    const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
+    this.#claimSelect = this.#db.prepare(
+      `SELECT claim_key AS "claimKey", owner, lease_expires_at_ms AS "leaseExpiresAtMs", ${select} FROM tool_claims WHERE claim_key = ?`,
+    )
+    this.#claimSettle = this.#db.prepare(
+      'UPDATE tool_claims SET status = ?, output_json = ?, error_json = ?, finished_at_ms = ?, replayed = ? ' +
+        "WHERE claim_key = ? AND owner = ? AND status = 'running'",
+    )
+    this.#complete = this.#db.transaction((claimKey: string, owner: string, params: unknown[], normal: ToolCallRow) => {
+      const changed = this.#claimSettle.run(
+        normal.status,
+        normal.outputJson,
+        normal.errorJson,
+        normal.finishedAtMs,
+        Number(normal.replayed === true),
+        claimKey,
+        owner,
+      )
+      if (changed.changes === 0) return false
+      this.#insert.run(...params)
+      return true
+    })
   }
 
   /**
@@ -152,12 +224,111 @@ export class SqliteJournal implements ToolCallJournal {
    * @param flags - The tool's flags; see {@link ToolCallJournal.record}.
    */
   async record(row: ToolCallRow, flags?: ToolCallFlags): Promise<void> {
+    this.#insert.run(...this.#params(normaliseRow(row, this.maxOutputBytes), flags))
+  }
+
+  /**
+   * Claim a call; see {@link ClaimingJournal.claim}.
+   *
+   * @param request - Key, owner, lease and the starting row.
+   * @returns Whether this process acquired it, and the claim as stored.
+   */
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const now = Date.now()
+    const normal = normaliseRow({ ...request.row, status: 'running' as never, outputJson: null, errorJson: null }, this.maxOutputBytes)
+    const inserted = this.#claimInsert.run(request.claimKey, request.owner, now + request.leaseMs, ...this.#params(normal, request.flags))
+    const claim = this.#readClaim(request.claimKey)!
+    return { acquired: inserted.changes === 1, claim }
+  }
+
+  /**
+   * Extend a running claim's lease; see {@link ClaimingJournal.renew}.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param leaseMs - The new lease, from now.
+   * @returns Whether the claim is still this owner's and running.
+   */
+  async renew(claimKey: string, owner: string, leaseMs: number): Promise<boolean> {
+    const changed = this.#db
+      .prepare("UPDATE tool_claims SET lease_expires_at_ms = ? WHERE claim_key = ? AND owner = ? AND status = 'running'")
+      .run(Date.now() + leaseMs, claimKey, owner)
+    return changed.changes === 1
+  }
+
+  /**
+   * Take over an abandoned claim; see {@link ClaimingJournal.takeOver}.
+   *
+   * @param claimKey - The key.
+   * @param fromOwner - The owner the caller saw.
+   * @param toOwner - The new owner.
+   * @param leaseMs - The new lease.
+   * @returns Whether the claim is now `toOwner`'s.
+   */
+  async takeOver(claimKey: string, fromOwner: string, toOwner: string, leaseMs: number): Promise<boolean> {
+    const changed = this.#db
+      .prepare("UPDATE tool_claims SET owner = ?, lease_expires_at_ms = ? WHERE claim_key = ? AND owner = ? AND status = 'running'")
+      .run(toOwner, Date.now() + leaseMs, claimKey, fromOwner)
+    return changed.changes === 1
+  }
+
+  /**
+   * Settle a claim and store the call's row in one transaction; see {@link ClaimingJournal.complete}.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param row - The finished row.
+   * @param flags - The tool's flags.
+   * @returns Whether the claim was this owner's.
+   */
+  async complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean> {
     const normal = normaliseRow(row, this.maxOutputBytes)
-    this.#insert.run(
-      ...TOOL_CALL_ROW_FIELDS.map((f) => normal[f]),
-      flags ? Number(flags.sideEffect) : null,
-      flags ? Number(flags.idempotent) : null,
-    )
+    return this.#complete(claimKey, owner, this.#params(normal, flags), normal)
+  }
+
+  /**
+   * A claim by key.
+   *
+   * @param claimKey - The key.
+   * @returns The claim, or `undefined`.
+   */
+  async getClaim(claimKey: string): Promise<ToolCallClaim | undefined> {
+    return this.#readClaim(claimKey)
+  }
+
+  /**
+   * Store a turn's latest checkpoint.
+   *
+   * @param checkpoint - The checkpoint.
+   */
+  async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
+    const c = checkpoint
+    this.#db
+      .prepare(
+        'INSERT INTO turn_checkpoints (run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, node_id, iteration) DO UPDATE SET attempt = excluded.attempt, ' +
+          'prompt = excluded.prompt, messages_json = excluded.messages_json, steps = excluded.steps, state_json = excluded.state_json, ' +
+          'done = excluded.done, updated_at_ms = excluded.updated_at_ms',
+      )
+      .run(c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, Number(c.done), c.updatedAtMs)
+  }
+
+  /**
+   * The latest checkpoint of a run.
+   *
+   * @param runId - The run.
+   * @param scope - The node and iteration, when the run has several.
+   * @returns The checkpoint, or `undefined`.
+   */
+  async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
+    const where = ['run_id = ?']
+    const params: unknown[] = [runId]
+    if (scope.nodeId !== undefined) (where.push('node_id = ?'), params.push(scope.nodeId))
+    if (scope.iteration !== undefined) (where.push('iteration = ?'), params.push(scope.iteration))
+    const record = this.#db
+      .prepare(`SELECT ${CHECKPOINT_SELECT} FROM turn_checkpoints WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1`)
+      .get(...params) as Record<string, unknown> | undefined
+    return record ? checkpointFromSql(record) : undefined
   }
 
   /**
@@ -200,6 +371,20 @@ export class SqliteJournal implements ToolCallJournal {
   #select(where: string[], params: unknown[]): ToolCallRow[] {
     const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
     const sql = `SELECT ${select} FROM tool_calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id`
-    return this.#db.prepare(sql).all(...params) as ToolCallRow[]
+    return (this.#db.prepare(sql).all(...params) as Record<string, unknown>[]).map((r) => rowFromSql<ToolCallRow>(r))
+  }
+
+  #params(normal: ToolCallRow, flags: ToolCallFlags | undefined): unknown[] {
+    return [
+      ...TOOL_CALL_ROW_FIELDS.map((f) => (f === 'replayed' ? Number(normal.replayed === true) : normal[f])),
+      flags ? Number(flags.sideEffect) : null,
+      flags ? Number(flags.idempotent) : null,
+    ]
+  }
+
+  #readClaim(claimKey: string): ToolCallClaim | undefined {
+    const record = this.#claimSelect.get(claimKey) as Record<string, unknown> | undefined
+    if (!record) return undefined
+    return claimFromSql(record, Date.now())
   }
 }

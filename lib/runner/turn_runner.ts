@@ -6,23 +6,52 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
-import type { SpoolStore } from '../artifacts/stores.js'
+import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import { createCallContext } from '../core/call_context.js'
 import { callIdOf, idempotencyKeyOf } from '../core/call_identity.js'
 import type { DispatchContext } from '../core/dispatch_context.js'
 import { Permissions } from '../permissions/permissions.js'
-import { INVALID_ARGS_NOT_RECORDED, type PreparedCall, type Tool } from '../core/tool.js'
+import {
+  INVALID_ARGS_NOT_RECORDED,
+  type PreparedCall,
+  type PreparedExecutor,
+  type Tool,
+  type ToolResult,
+  type ValidCall,
+} from '../core/tool.js'
 import { ToolCall } from '../core/tool_call.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
-import { E_INVALID_OPTIONS, E_TOOL_NOT_REGISTERED, E_TURN_ABORTED, errorSummary, toolFailureText } from '../exceptions.js'
+import {
+  E_INVALID_OPTIONS,
+  E_JOURNAL_UNAVAILABLE,
+  E_TOOL_NOT_REGISTERED,
+  E_TURN_ABORTED,
+  errorSummary,
+  toolFailureText,
+} from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import type { TurnEvent, TurnEventListener } from './events.js'
 import {
+  acquireClaim,
+  claimKeyOf,
+  DEFAULT_CLAIM_LEASE_MS,
+  journalStep,
+  outcomeUnknown,
+  PROCESS_OWNER,
+  replayOutcome,
+  takeOverClaim,
+  type ClaimDecision,
+} from './claims.js'
+import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   errorToJson,
+  isClaimingJournal,
   safeJson,
+  type ClaimingJournal,
+  type ToolCallClaim,
   type ToolCallJournal,
   type ToolCallRow,
+  type TurnCheckpoint,
 } from './journal.js'
 import { copyMessages, type Message, type ModelToolCall, type TurnModel } from './messages.js'
 import { retryWarning } from './retry_warning.js'
@@ -96,6 +125,24 @@ export interface TurnRunnerOptions {
    * error result (`TOOL_DENIED`), which the model reads and the journal records.
    */
   permissions?: Permissions
+  /**
+   * How long a claim on a non-idempotent call holds without renewal, in
+   * milliseconds. The runner renews it every third of this while the handler
+   * runs; a claim whose lease lapsed is treated as its worker's death
+   * (`TOOL_OUTCOME_UNKNOWN`). Claims by a dead process on the same host are
+   * detected at once, whatever the lease.
+   *
+   * @defaultValue 30_000
+   */
+  claimLeaseMs?: number
+}
+
+/** Options of {@link TurnRunner.resume}. */
+export interface TurnResumeOptions extends Omit<TurnRunOptions, 'fork'> {
+  /** The node to resume, when the run has checkpoints of several; defaults to the runner's identity, else the latest. */
+  nodeId?: string
+  /** The iteration to resume; defaults like `nodeId`. */
+  iteration?: number
 }
 
 /** Options of {@link TurnRunner.run}. */
@@ -187,11 +234,14 @@ export class TurnRunner {
   readonly identity: Readonly<TurnIdentity> | undefined
   /** The constructor's tool allow-list, if any. */
   readonly allowTools: readonly string[] | undefined
+  /** The claim lease; see {@link TurnRunnerOptions.claimLeaseMs}. */
+  readonly claimLeaseMs: number
 
   readonly #tools: Map<string, Tool>
   readonly #spooler: ResultSpooler
   readonly #onEvent: TurnEventListener | undefined
   readonly #journalCap: number
+  readonly #spoolStore: SpoolStore
   #seq = 0
 
   /**
@@ -213,8 +263,10 @@ export class TurnRunner {
     this.allowTools = options.allowTools ? [...options.allowTools] : undefined
     this.#journalCap = journalCapOf(options.journal)
     this.#tools = new Map(toolList(options.tools).map((tool) => [tool.name, tool]))
-    this.#spooler = new ResultSpooler(options.spoolStore)
+    this.#spoolStore = options.spoolStore ?? new InMemorySpoolStore()
+    this.#spooler = new ResultSpooler(this.#spoolStore)
     this.#onEvent = options.onEvent
+    this.claimLeaseMs = positiveInteger('claimLeaseMs', options.claimLeaseMs, DEFAULT_CLAIM_LEASE_MS)
   }
 
   /** The registered tools, by name (before any allow-list). */
@@ -232,26 +284,105 @@ export class TurnRunner {
    * @throws `E_TURN_ABORTED` when `signal` fires; whatever the model callback throws.
    */
   async run(prompt: string, options: TurnRunOptions = {}): Promise<TurnResult> {
-    const turn = new Turn(this, prompt, options, {
+    return await new Turn(this, prompt, options, this.#services(options), undefined).run()
+  }
+
+  /**
+   * Continue an interrupted turn from the journal's checkpoint: the
+   * conversation up to the last model answer is rebuilt, that answer's tool
+   * calls are run again (a non-idempotent call that already completed is
+   * replayed, never re-run; one whose worker died mid-call fails with
+   * `TOOL_OUTCOME_UNKNOWN` unless its tool reconciles it), and the loop goes
+   * on as in {@link TurnRunner.run}.
+   *
+   * @remarks
+   * Needs a claiming journal (`SqliteJournal`, `PostgresJournal`, or
+   * `JsonlJournal` within one process). The resumed turn keeps the
+   * checkpoint's run, node, iteration and attempt. Spooled results of the
+   * interrupted process stay readable only if `spoolStore` is shared (a
+   * `FileSpoolStore` on common storage). A turn that had already ended is
+   * returned as it ended, without calling the model.
+   *
+   * @param runId - The run to resume.
+   * @param options - Node and iteration (when the run has several), abort signal, allow-list, listener.
+   * @returns The turn's result; `toolCalls` holds the calls made since the resume.
+   * @throws `E_INVALID_OPTIONS` when the journal cannot resume or has no checkpoint for the run;
+   *   `E_JOURNAL_UNAVAILABLE` when it cannot be read.
+   */
+  async resume(runId: string, options: TurnResumeOptions = {}): Promise<TurnResult> {
+    const journal = this.journal
+    if (!isClaimingJournal(journal)) {
+      throw new E_INVALID_OPTIONS('resume() needs a journal that keeps turn checkpoints: SqliteJournal, PostgresJournal or JsonlJournal')
+    }
+    if (typeof runId !== 'string' || runId === '') throw new E_INVALID_OPTIONS('resume(runId) needs a non-empty run id')
+    const mine = this.identity?.runId === runId ? this.identity : undefined
+    const scope = {
+      ...((options.nodeId ?? mine?.nodeId) === undefined ? {} : { nodeId: (options.nodeId ?? mine?.nodeId)! }),
+      ...((options.iteration ?? mine?.iteration) === undefined ? {} : { iteration: (options.iteration ?? mine?.iteration)! }),
+    }
+    const checkpoint = await journalStep('read the turn checkpoint', () => journal.loadTurn(runId, scope))
+    if (!checkpoint) {
+      throw new E_INVALID_OPTIONS(`No turn checkpoint for run "${runId}"${scope.nodeId ? ` node "${scope.nodeId}"` : ''} in the journal: nothing to resume`, {
+        details: { runId, ...scope },
+      })
+    }
+    const state = parseState(checkpoint.stateJson)
+    this.#seq = Math.max(this.#seq, state.seq)
+    return await new Turn(this, checkpoint.prompt, options, this.#services(options), { checkpoint, claims: state.claims }).run()
+  }
+
+  #services(options: TurnRunOptions): TurnServices {
+    return {
       tools: this.#tools,
       spooler: this.#spooler,
+      spoolStore: this.#spoolStore,
       journalCap: this.#journalCap,
       nextSeq: () => this.#seq++,
+      peekSeq: () => this.#seq,
       emit: (event) => {
         safeCall(this.#onEvent, event)
         safeCall(options.onEvent, event)
       },
-    })
-    return await turn.run()
+    }
+  }
+}
+
+/** What a resumed turn starts from. */
+interface ResumePoint {
+  checkpoint: TurnCheckpoint
+  claims: Record<string, number>
+}
+
+interface RunnerState {
+  claims: Record<string, number>
+  seq: number
+}
+
+function parseState(json: string): RunnerState {
+  try {
+    const value = JSON.parse(json) as Partial<RunnerState>
+    return { claims: { ...(value.claims ?? {}) }, seq: Number.isSafeInteger(value.seq) ? value.seq! : 0 }
+  } catch {
+    return { claims: {}, seq: 0 }
   }
 }
 
 interface TurnServices {
   tools: Map<string, Tool>
   spooler: ResultSpooler
+  spoolStore: SpoolStore
   journalCap: number
   nextSeq(): number
+  peekSeq(): number
   emit(event: TurnEvent): void
+}
+
+/** How a call's outcome was obtained. */
+interface Obtained {
+  result: ToolResult
+  /** Set when the call ran under a claim this turn must complete. */
+  held?: Extract<ClaimDecision, { kind: 'run' }>
+  replayed?: boolean
 }
 
 interface CallOutcome {
@@ -268,20 +399,30 @@ class Turn {
   readonly #controller = new AbortController()
   readonly #identity: TurnIdentity
   readonly #ctx: DispatchContext
-  readonly #messages: Message[]
+  #messages: Message[]
+  readonly #resume: ResumePoint | undefined
+  /** Claims made per idempotency key in this attempt (see `claimKeyOf`). */
+  readonly #claimCounts: Map<string, number>
   readonly #toolCalls: ToolCall[] = []
   readonly #spooled: ToolCall[] = []
   readonly #running = new Set<Promise<unknown>>()
 
-  constructor(runner: TurnRunner, prompt: string, options: TurnRunOptions, services: TurnServices) {
+  constructor(runner: TurnRunner, prompt: string, options: TurnRunOptions, services: TurnServices, resume: ResumePoint | undefined) {
     if (typeof prompt !== 'string') throw new E_INVALID_OPTIONS('run(prompt) needs a string prompt')
     this.#runner = runner
     this.#prompt = prompt
     this.#options = options
     this.#services = services
+    this.#resume = resume
+    this.#claimCounts = new Map(Object.entries(resume?.claims ?? {}))
     const id = randomUUID()
-    this.#identity = runner.identity ? { ...runner.identity } : { runId: id, nodeId: 'turn', iteration: 0, attempt: 1 }
-    const scope = runner.identity
+    const c = resume?.checkpoint
+    this.#identity = c
+      ? { runId: c.runId, nodeId: c.nodeId, iteration: c.iteration, attempt: c.attempt }
+      : runner.identity
+        ? { ...runner.identity }
+        : { runId: id, nodeId: 'turn', iteration: 0, attempt: 1 }
+    const scope = runner.identity || c
       ? canonicalStringify({ runId: this.#identity.runId, nodeId: this.#identity.nodeId, iteration: this.#identity.iteration })
       : undefined
     this.#ctx = {
@@ -314,10 +455,31 @@ class Turn {
   async #loop(): Promise<TurnResult> {
     const { emit } = this.#services
     emit({ type: 'turn-start', prompt: this.#prompt, attempt: this.#identity.attempt })
-    await this.#warnAboutEarlierSideEffects()
-    this.#messages.push({ role: 'user', content: this.#prompt })
     let text = ''
     let steps = 0
+    const resumed = this.#resume?.checkpoint
+    if (resumed) {
+      this.#messages = JSON.parse(resumed.messagesJson) as Message[]
+      steps = resumed.steps
+      const last = this.#messages.at(-1)
+      text = last?.role === 'assistant' ? last.content : ''
+      const pending = last?.role === 'assistant' ? (last.toolCalls ?? []) : []
+      if (resumed.done || (last?.role === 'assistant' && pending.length === 0)) {
+        emit({ type: 'turn-end', steps, text })
+        return { text, messages: copyMessages(this.#messages), toolCalls: [], steps }
+      }
+      if (pending.length > 0) {
+        const tools = this.#offeredTools()
+        const outcomes = await this.#untilAborted(this.#runCalls(pending, new Map(tools.map((t) => [t.name, t])), steps - 1))
+        for (const outcome of outcomes) {
+          this.#messages.push(outcome.message)
+          this.#toolCalls.push(outcome.call)
+        }
+      }
+    } else {
+      await this.#warnAboutEarlierSideEffects()
+      this.#messages.push({ role: 'user', content: this.#prompt })
+    }
     while (steps < this.#runner.maxSteps) {
       // Tools that stop on the abort settle before the abort path does: without
       // this check the loop would ask the model again with a dead signal.
@@ -343,6 +505,9 @@ class Turn {
       const providerMetadata = response?.providerMetadata
       this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}), ...(providerMetadata ? { providerMetadata } : {}) })
       if (calls.length === 0) break
+      // Before any call runs: a worker that dies from here on can be resumed
+      // with this answer's calls, and they get the same seqs and claim keys.
+      await this.#checkpoint(steps, false)
       const offered = new Map(tools.map((t) => [t.name, t]))
       const outcomes = await this.#untilAborted(this.#runCalls(calls, offered, step))
       for (const outcome of outcomes) {
@@ -350,8 +515,35 @@ class Turn {
         this.#toolCalls.push(outcome.call)
       }
     }
+    await this.#checkpoint(steps, true)
     emit({ type: 'turn-end', steps, text })
     return { text, messages: copyMessages(this.#messages), toolCalls: [...this.#toolCalls], steps }
+  }
+
+  /** The journal claims go through, when this turn is durable: a claiming journal and a stable identity. */
+  get #claiming(): ClaimingJournal | undefined {
+    const journal = this.#runner.journal
+    return isClaimingJournal(journal) && (this.#runner.identity || this.#resume) ? journal : undefined
+  }
+
+  async #checkpoint(steps: number, done: boolean): Promise<void> {
+    const journal = this.#claiming
+    if (!journal) return
+    const { runId, nodeId, iteration, attempt } = this.#identity
+    const state: RunnerState = { claims: Object.fromEntries(this.#claimCounts), seq: this.#services.peekSeq() }
+    const checkpoint: TurnCheckpoint = {
+      runId,
+      nodeId,
+      iteration,
+      attempt,
+      prompt: this.#prompt,
+      messagesJson: JSON.stringify(this.#messages),
+      steps,
+      stateJson: JSON.stringify(state),
+      done,
+      updatedAtMs: Date.now(),
+    }
+    await this.#untilAborted(journalStep('save the turn checkpoint', () => journal.saveTurn(checkpoint)))
   }
 
   /** Registered tools passing the allow-list, plus artifact tools for every spooled result so far. */
@@ -426,10 +618,31 @@ class Turn {
     let row: Pick<ToolCallRow, 'outputJson' | 'status' | 'errorJson'>
     let bytes = 0
     let spooled = false
+    let obtained: Obtained | undefined
+    let replayed = false
+    const claiming = this.#claiming
+    const durable = claiming !== undefined && tool !== undefined && prepared?.ok === true && tool.sideEffect && !tool.idempotent
+    const startRow: ToolCallRow = {
+      ...this.#identity,
+      seq,
+      toolName: call.name,
+      inputJson: safeJson(input),
+      startedAtMs,
+      finishedAtMs: startedAtMs,
+      callId,
+      idempotencyKey,
+      status: 'error',
+      outputJson: null,
+      errorJson: null,
+    }
     try {
       if (!tool || !executor) throw this.#unknownTool(call.name)
       if (prepareError !== undefined) throw prepareError
-      const result = await executor.run(prepared!)
+      if (durable) {
+        obtained = await this.#runClaimed(claiming, tool, executor, prepared as ValidCall, startRow, ctx.abortSignal)
+        replayed = obtained.replayed === true
+      } else obtained = { result: await executor.run(prepared!) }
+      const result = obtained.result
       const settled = await spooler.settle(tool, result, {
         callId,
         toolCallId: call.id,
@@ -446,6 +659,11 @@ class Turn {
       outcome = { call: done, message: { role: 'tool', toolCallId: call.id, content: settled.content } }
       row = { status: 'success', outputJson: settled.outputJson, errorJson: null }
     } catch (error) {
+      // The journal could not keep its promise: stop the turn, run nothing more.
+      if (error instanceof E_JOURNAL_UNAVAILABLE) throw error
+      replayed = (error as { [REPLAYED]?: boolean } | null)?.[REPLAYED] === true
+      const held = (error as { [HELD]?: Obtained['held'] } | null)?.[HELD]
+      if (held) obtained = { result: '', held }
       const failed = pending.fail(error, new Date())
       outcome = { call: failed, message: { role: 'tool', toolCallId: call.id, content: toolFailureText(error), isError: true } }
       row = { status: 'error', outputJson: null, errorJson: errorToJson(error, this.#services.journalCap) }
@@ -463,22 +681,91 @@ class Turn {
       ...(row.status === 'error' ? { error: outcome.message.content } : {}),
       bytes,
       spooled,
+      ...(replayed ? { replayed } : {}),
     })
-    await this.#journal(
-      {
-        ...this.#identity,
-        seq,
-        toolName: call.name,
-        inputJson: safeJson(input),
-        startedAtMs,
-        finishedAtMs,
-        callId,
-        idempotencyKey,
-        ...row,
-      },
-      tool,
-    )
+    const finished: ToolCallRow = { ...startRow, finishedAtMs, ...row, ...(replayed ? { replayed } : {}) }
+    const held = obtained?.held
+    if (held && claiming && tool) {
+      // The outcome goes into the claim's own row, in the same transaction as
+      // the journal row: if it cannot be written the turn stops, and a resume
+      // reports the call as TOOL_OUTCOME_UNKNOWN rather than running it again.
+      try {
+        const flags = { sideEffect: tool.sideEffect, idempotent: tool.idempotent }
+        const mine = await journalStep('record the outcome of a claimed call', () =>
+          claiming.complete(held.claim.claimKey, held.claim.owner, finished, flags),
+        )
+        if (!mine) {
+          process.emitWarning(
+            `The claim on the ${call.name} call lapsed while it ran and another worker took it over; its outcome was not recorded twice`,
+            { code: 'TOOLSMITH_CLAIM_LOST' },
+          )
+        }
+      } finally {
+        held.release()
+      }
+    } else await this.#journal(finished, tool)
     return outcome
+  }
+
+  /**
+   * Claim a non-idempotent call, then run it, replay it, or report its
+   * outcome as unknown. A failure is thrown with the held claim attached, so
+   * the caller records it in the claim's row.
+   */
+  async #runClaimed(
+    journal: ClaimingJournal,
+    tool: Tool,
+    executor: PreparedExecutor,
+    prepared: ValidCall,
+    startRow: ToolCallRow,
+    signal: AbortSignal,
+  ): Promise<Obtained> {
+    const key = prepared.idempotencyKey
+    const occurrence = this.#claimCounts.get(key) ?? 0
+    this.#claimCounts.set(key, occurrence + 1)
+    const leaseMs = this.#runner.claimLeaseMs
+    const flags = { sideEffect: tool.sideEffect, idempotent: tool.idempotent }
+    const request = { claimKey: claimKeyOf(key, occurrence), owner: PROCESS_OWNER, leaseMs, row: startRow, flags }
+    let decision = await acquireClaim(journal, request, signal)
+    for (;;) {
+      if (decision.kind === 'run') return await runHeld(decision, () => executor.run(prepared))
+      if (decision.kind === 'settled') {
+        const replay = replayOutcome(decision.claim, this.#services.spoolStore)
+        if ('error' in replay) throw markReplayed(replay.error)
+        return { result: replay.result, replayed: true }
+      }
+      const answer = await this.#reconcile(tool, prepared, decision.claim, signal)
+      if (answer === undefined) throw outcomeUnknown(decision.claim)
+      const taken = await takeOverClaim(journal, decision.claim, PROCESS_OWNER, leaseMs)
+      if (!taken) {
+        // Another worker reconciled it first: take whatever it decided.
+        decision = await acquireClaim(journal, request, signal)
+        continue
+      }
+      if (answer.applied) return { result: answer.result, held: taken }
+      return await runHeld(taken, () => executor.run(prepared))
+    }
+  }
+
+  async #reconcile(tool: Tool, prepared: ValidCall, claim: ToolCallClaim, signal: AbortSignal): Promise<{ applied: true; result: ToolResult } | { applied: false } | undefined> {
+    if (!tool.reconcile) return undefined
+    try {
+      const answer = await tool.reconcile(prepared.args, {
+        callId: prepared.callId,
+        idempotencyKey: prepared.idempotencyKey,
+        toolName: tool.name,
+        signal,
+        startedAtMs: claim.row.startedAtMs,
+        owner: claim.owner,
+      })
+      if (answer && typeof answer === 'object' && typeof answer.applied === 'boolean') return answer
+      return undefined
+    } catch (error) {
+      process.emitWarning(`reconcile() of tool "${tool.name}" threw: ${errorSummary(error)}; its outcome stays unknown`, {
+        code: 'TOOLSMITH_RECONCILE_ERROR',
+      })
+      return undefined
+    }
   }
 
   async #journal(row: ToolCallRow, tool: Tool | undefined): Promise<void> {
@@ -552,6 +839,25 @@ class Turn {
       cause: reason,
       details: { toolCalls: this.#toolCalls.length },
     })
+  }
+}
+
+const REPLAYED = Symbol('toolsmith.replayed')
+const HELD = Symbol('toolsmith.heldClaim')
+
+function markReplayed(error: unknown): unknown {
+  if (error !== null && typeof error === 'object') Object.defineProperty(error, REPLAYED, { value: true })
+  return error
+}
+
+/** Run under a held claim; a failure carries the claim so its row records the error. */
+async function runHeld(held: Extract<ClaimDecision, { kind: 'run' }>, run: () => Promise<ToolResult>): Promise<Obtained> {
+  try {
+    return { result: await run(), held }
+  } catch (error) {
+    if (error !== null && typeof error === 'object') Object.defineProperty(error, HELD, { value: held, configurable: true })
+    else held.release()
+    throw error
   }
 }
 

@@ -556,15 +556,18 @@ describe('TurnRunner retries and journal', () => {
     expect(warning.content).not.toContain('lookup')
     expect(firstRequest!.messages[1]).toEqual({ role: 'user', content: 'notify ops' })
     expect(events.some((e) => e.type === 'retry-warning')).toBe(true)
-    expect(keys).toHaveLength(2)
-    expect(keys[0]).toBe(keys[1])
+    // The journal claims non-idempotent calls: attempt 2 replays the email
+    // attempt 1 sent instead of sending it again (the handler ran once).
+    expect(keys).toHaveLength(1)
+    const replayedEnd = events.find((e) => e.type === 'tool-end' && e.toolName === 'send_email')
+    expect(replayedEnd).toMatchObject({ replayed: true, isError: false })
 
     const rows = await journal.list({ runId: 'run-7' })
-    expect(rows.map((r) => [r.attempt, r.seq, r.toolName, r.status])).toEqual([
-      [1, 0, 'send_email', 'success'],
-      [1, 1, 'lookup', 'success'],
-      [2, 0, 'send_email', 'success'],
-      [2, 1, 'lookup', 'success'],
+    expect(rows.map((r) => [r.attempt, r.seq, r.toolName, r.status, r.replayed])).toEqual([
+      [1, 0, 'send_email', 'success', false],
+      [1, 1, 'lookup', 'success', false],
+      [2, 0, 'send_email', 'success', true],
+      [2, 1, 'lookup', 'success', false],
     ])
     expect(rows[0]!.idempotencyKey).toBe(rows[2]!.idempotencyKey)
     expect(rows[0]!.inputJson).toBe('{"to":"ops@example.com"}')

@@ -1,0 +1,48 @@
+/**
+ * Reading claims and checkpoints back from the SQL journals (SQLite and
+ * PostgreSQL select the same field names).
+ *
+ * @module
+ */
+import { rowFromSql, type ClaimedRow, type ToolCallClaim, type TurnCheckpoint } from './journal.js'
+
+/** The checkpoint columns, selected under their field names. */
+export const CHECKPOINT_SELECT =
+  'run_id AS "runId", node_id AS "nodeId", iteration, attempt, prompt, messages_json AS "messagesJson", steps, ' +
+  'state_json AS "stateJson", done, updated_at_ms AS "updatedAtMs"'
+
+/**
+ * A checkpoint as a SQL driver returns it.
+ *
+ */
+export function checkpointFromSql(record: Record<string, unknown>): TurnCheckpoint {
+  return {
+    runId: String(record.runId),
+    nodeId: String(record.nodeId),
+    iteration: Number(record.iteration),
+    attempt: Number(record.attempt),
+    prompt: String(record.prompt),
+    messagesJson: String(record.messagesJson),
+    steps: Number(record.steps),
+    stateJson: String(record.stateJson),
+    done: record.done === true || record.done === 1,
+    updatedAtMs: Number(record.updatedAtMs),
+  }
+}
+
+/**
+ * A claim as a SQL driver returns it; `nowMs` is the store's clock.
+ *
+ */
+export function claimFromSql(record: Record<string, unknown>, nowMs: number): ToolCallClaim {
+  const row = rowFromSql<ClaimedRow>(record)
+  const leaseExpiresAtMs = Number(record.leaseExpiresAtMs)
+  return {
+    claimKey: String(record.claimKey),
+    owner: String(record.owner),
+    state: row.status,
+    leaseExpiresAtMs,
+    leaseExpired: row.status === 'running' && leaseExpiresAtMs <= nowMs,
+    row,
+  }
+}
