@@ -149,6 +149,8 @@ export {
   type ToolExecutor,
   type ToolHandler,
   type ReconcileAnswer,
+  type ReconcileApplied,
+  type ReconcileNotApplied,
   type ReconcileInfo,
   type ToolReconciler,
   type ToolResult,
@@ -448,6 +450,13 @@ export {
 export {
   SqliteJournal,
 } from './runner/sqlite_journal.js'
+export {
+  PostgresJournal,
+  parsePostgresUrl,
+  postgresJournalMigration,
+  type PgPoolLike,
+  type PostgresJournalOptions,
+} from './runner/postgres_journal.js'
 export {
   copyMessages,
   type Message,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `toolsmith` command: `mcp`, `call`, `describe`, `demo` and `doctor`.
+ * The `toolsmith` command: `mcp`, `call`, `describe`, `demo`, `doctor` and `journal`.
  *
  * @module
  */
@@ -9,6 +9,7 @@ import { runCall } from './call.js'
 import { runDemo } from './demo.js'
 import { runDescribe } from './describe.js'
 import { runDoctor } from './doctor.js'
+import { runJournal } from './journal.js'
 import { writeOut, type CliIo } from './io.js'
 import { runMcp } from './mcp.js'
 import { parseCommandLine } from './options.js'
@@ -16,7 +17,7 @@ import { oneLine } from './sandbox_tools.js'
 import { CliUsageError, HELP } from './usage.js'
 import { packageVersion } from './version.js'
 
-const COMMANDS = { mcp: runMcp, call: runCall, describe: runDescribe, demo: runDemo, doctor: runDoctor } as const
+const COMMANDS = { mcp: runMcp, call: runCall, describe: runDescribe, demo: runDemo, doctor: runDoctor, journal: runJournal } as const
 
 /**
  * Run the program.

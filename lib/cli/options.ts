@@ -14,6 +14,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
   demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
   doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox'],
+  journal: ['postgres', 'schema', 'print-sql'],
 }
 
 const ALL_OPTIONS = {
@@ -26,6 +27,9 @@ const ALL_OPTIONS = {
   provider: { type: 'string' },
   policy: { type: 'string' },
   keep: { type: 'boolean' },
+  postgres: { type: 'string' },
+  schema: { type: 'string' },
+  'print-sql': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -51,6 +55,12 @@ export interface ParsedCommandLine {
   keep: boolean
   /** `--policy FILE`, for `call` and `mcp`: a permission policy. */
   policy: string | undefined
+  /** `--postgres URL`, for `journal`. */
+  postgres: string | undefined
+  /** `--schema S`, for `journal`. */
+  schema: string | undefined
+  /** `--print-sql`, for `journal`. */
+  printSql: boolean
 }
 
 /**
@@ -70,7 +80,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const { values, positionals } = parsed
   const [command, ...args] = positionals
   if (command !== undefined && !(command in COMMAND_OPTIONS)) {
-    throw new CliUsageError(`Unknown command "${command}"; expected mcp, call, describe, demo or doctor`)
+    throw new CliUsageError(`Unknown command "${command}"; expected mcp, call, describe, demo, doctor or journal`)
   }
   if (command !== undefined) {
     const allowed = COMMAND_OPTIONS[command]!
@@ -105,6 +115,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     provider: values.provider,
     keep: values.keep === true,
     policy: values.policy,
+    postgres: values.postgres,
+    schema: values.schema,
+    printSql: values['print-sql'] === true,
   }
 }
 

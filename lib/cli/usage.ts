@@ -52,10 +52,12 @@ Commands:
   describe [--provider P]    Print the tool definitions as a JSON array
   demo                       Run a scripted agent turn on a copy of a small project
   doctor                     Print what the bash sandbox enforces on this machine
+  journal migrate --postgres URL
+                             Create the PostgreSQL journal's tables (safe to rerun)
 
 Run "toolsmith <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool call or demo failed (doctor: the OS sandbox
-is unavailable), 2 usage error.
+is unavailable; journal: the database refused), 2 usage error.
 
   -h, --help               Show this help
   -v, --version            Print the version`,
@@ -123,5 +125,19 @@ bash would refuse to run (the OS sandbox is unavailable).
 
   --root DIR               Sandbox root (default: the current directory)
 ${SANDBOX}
+  -h, --help               Show this help`,
+
+  journal: `Usage: toolsmith journal migrate --postgres URL [options]
+
+Create the schema and tables PostgresJournal uses (tool_calls, tool_claims,
+turn_checkpoints), if they do not exist. Safe to run again, and from several
+workers at once. On failure, print one line "CODE: message" (never the
+password) and exit with 1.
+
+  --postgres URL           postgres://user:password@host:port/database
+                           (default: the TOOLSMITH_JOURNAL_URL environment variable,
+                           which keeps the password out of the process list)
+  --schema S               The PostgreSQL schema (default: toolsmith)
+  --print-sql              Print the SQL instead of running it (for a DBA)
   -h, --help               Show this help`,
 }

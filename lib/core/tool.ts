@@ -71,14 +71,26 @@ export type ToolHandler<Args = any> = (
   call: ToolCallInfo,
 ) => ToolResult | Promise<ToolResult>
 
-/** What a call's lost outcome was found to be by a tool's {@link RawTool.reconcile} hook. */
-export type ReconcileAnswer =
-  /** The effect happened: `result` is what the call returns (and what the journal records). */
-  | { applied: true; result: ToolResult }
-  /** The effect did not happen: the handler may run now. */
-  | { applied: false }
-  /** Cannot tell: the call fails with `TOOL_OUTCOME_UNKNOWN`. */
-  | undefined
+/**
+ * What a tool's {@link RawTool.reconcile} hook found out about a call whose
+ * outcome was lost: applied (with its result), not applied, or `undefined`
+ * when it cannot tell (the call then fails with `TOOL_OUTCOME_UNKNOWN`).
+ */
+export type ReconcileAnswer = ReconcileApplied | ReconcileNotApplied | undefined
+
+/** {@link ReconcileAnswer}: the effect happened. */
+export interface ReconcileApplied {
+  /** Always `true`. */
+  applied: true
+  /** What the call returns (and what the journal records, for later replays). */
+  result: ToolResult
+}
+
+/** {@link ReconcileAnswer}: the effect did not happen, so the handler may run now. */
+export interface ReconcileNotApplied {
+  /** Always `false`. */
+  applied: false
+}
 
 /** Facts about the interrupted call handed to a {@link RawTool.reconcile} hook. */
 export interface ReconcileInfo extends ToolCallInfo {

@@ -139,6 +139,8 @@ export {
   type ToolExecutor,
   type ToolHandler,
   type ReconcileAnswer,
+  type ReconcileApplied,
+  type ReconcileNotApplied,
   type ReconcileInfo,
   type ToolReconciler,
   type ToolResult,

@@ -33,6 +33,13 @@ export {
   SqliteJournal,
 } from '../runner/sqlite_journal.js'
 export {
+  PostgresJournal,
+  parsePostgresUrl,
+  postgresJournalMigration,
+  type PgPoolLike,
+  type PostgresJournalOptions,
+} from '../runner/postgres_journal.js'
+export {
   copyMessages,
   type Message,
   type MessageRole,

@@ -387,7 +387,10 @@ export interface ToolCallClaim {
 }
 
 /** A claim's row: a {@link ToolCallRow} whose status may still be `'running'`. */
-export type ClaimedRow = Omit<ToolCallRow, 'status'> & { status: ClaimState }
+export interface ClaimedRow extends Omit<ToolCallRow, 'status'> {
+  /** `'running'` until the outcome is recorded, then `'success'` or `'error'`. */
+  status: ClaimState
+}
 
 /** The SQL column of each row field, shared by the SQL stores. */
 export const TOOL_CALL_COLUMNS: Readonly<Record<keyof ToolCallRow, string>> = {

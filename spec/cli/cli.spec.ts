@@ -31,7 +31,7 @@ describe.concurrent('toolsmith help and usage errors', () => {
 
   // One process per test: five sequential spawns in one test come too close
   // to the timeout on a loaded 2-core machine.
-  it.each(['mcp', 'call', 'describe', 'demo', 'doctor'])('prints help with `%s --help` (exit 0)', async (command) => {
+  it.each(['mcp', 'call', 'describe', 'demo', 'doctor', 'journal'])('prints help with `%s --help` (exit 0)', async (command) => {
     const run = await runCli([command, '--help'])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(`Usage: toolsmith ${command}`)

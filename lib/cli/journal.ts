@@ -1,0 +1,48 @@
+/**
+ * `toolsmith journal migrate`: create the PostgreSQL journal's schema.
+ *
+ * @module
+ */
+import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../runner/postgres_journal.js'
+import { writeOut, type CliIo } from './io.js'
+import type { ParsedCommandLine } from './options.js'
+import { CliUsageError } from './usage.js'
+
+/** The environment variable read when `--postgres` is not given (keeps the password off the command line). */
+export const JOURNAL_URL_ENV = 'TOOLSMITH_JOURNAL_URL'
+
+/**
+ * Run `toolsmith journal migrate --postgres URL [--schema S] [--print-sql]`.
+ *
+ * @param parsed - The parsed command line.
+ * @param io - The streams.
+ * @returns 0 when the schema exists afterwards.
+ * @throws {@link CliUsageError} for a missing subcommand or URL; `E_JOURNAL_UNAVAILABLE`
+ *   (printed in one line, without the password) when the database refuses.
+ */
+export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
+  const [sub, ...rest] = parsed.args
+  if (sub !== 'migrate') {
+    throw new CliUsageError(sub === undefined ? 'journal needs a subcommand: migrate' : `Unknown journal subcommand "${sub}"; expected migrate`, 'journal')
+  }
+  if (rest.length > 0) throw new CliUsageError(`Unexpected argument "${rest[0]}"`, 'journal')
+  const schema = parsed.schema ?? 'toolsmith'
+  if (parsed.printSql) {
+    // Checked like the journal checks it, without connecting.
+    await new PostgresJournal('postgres://localhost/unused', { schema }).close()
+    const statements = postgresJournalMigration(schema)
+    await writeOut(io.stdout, `${statements.map((s) => `${s};`).join('\n\n')}\n`)
+    return 0
+  }
+  const url = parsed.postgres ?? process.env[JOURNAL_URL_ENV]
+  if (!url) throw new CliUsageError(`journal migrate needs --postgres URL (or ${JOURNAL_URL_ENV} in the environment)`, 'journal')
+  const { target } = parsePostgresUrl(url)
+  const journal = new PostgresJournal(url, { schema })
+  try {
+    await journal.migrate()
+  } finally {
+    await journal.close()
+  }
+  await writeOut(io.stdout, `Journal schema "${schema}" is ready at ${target} (tables tool_calls, tool_claims, turn_checkpoints)\n`)
+  return 0
+}

@@ -1,0 +1,553 @@
+/**
+ * `PostgresJournal`: the tool-call journal in PostgreSQL, on the optional
+ * peer `pg`, shared by any number of workers on any number of machines.
+ *
+ * @module
+ */
+import { createRequire } from 'node:module'
+import { E_INVALID_OPTIONS, E_JOURNAL_UNAVAILABLE, E_OPTIONAL_DEPENDENCY_MISSING } from '../exceptions.js'
+import {
+  DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
+  normaliseRow,
+  rowFromSql,
+  TOOL_CALL_COLUMNS,
+  TOOL_CALL_ROW_FIELDS,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimingJournal,
+  type JournalOptions,
+  type ToolCallClaim,
+  type ToolCallFilter,
+  type ToolCallFlags,
+  type ToolCallRow,
+  type ToolCallScope,
+  type TurnCheckpoint,
+} from './journal.js'
+import { CHECKPOINT_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
+
+// The slice of `pg` we use, typed here so consumers of our .d.ts files never
+// need its types installed.
+interface QueryResult {
+  rows: Record<string, unknown>[]
+  rowCount: number | null
+}
+interface PoolClient {
+  query(sql: string, params?: unknown[]): Promise<QueryResult>
+  release(error?: unknown): void
+}
+/** The part of a `pg.Pool` a {@link PostgresJournal} uses. */
+export interface PgPoolLike {
+  /** Run one statement. */
+  query(sql: string, params?: unknown[]): Promise<QueryResult>
+  /** Check out a client (for the migration's transaction). */
+  connect(): Promise<PoolClient>
+  /** Close every connection. */
+  end(): Promise<void>
+  /** Listen for errors of idle clients. */
+  on(event: 'error', listener: (error: Error) => void): unknown
+}
+type PoolConstructor = new (config: Record<string, unknown>) => PgPoolLike
+
+/** Options of {@link PostgresJournal}. */
+export interface PostgresJournalOptions extends JournalOptions {
+  /**
+   * The PostgreSQL schema holding the journal's tables; created by
+   * {@link PostgresJournal.migrate}. Letters, digits and `_`.
+   *
+   * @defaultValue 'toolsmith'
+   */
+  schema?: string
+  /**
+   * Most connections the journal's own pool opens (ignored when you pass a pool).
+   *
+   * @defaultValue 4
+   */
+  maxConnections?: number
+  /**
+   * How long to wait for a connection before failing with `E_JOURNAL_UNAVAILABLE`, in milliseconds.
+   *
+   * @defaultValue 5_000
+   */
+  connectionTimeoutMs?: number
+}
+
+let cachedPool: PoolConstructor | undefined
+
+function loadDriver(): PoolConstructor {
+  if (cachedPool) return cachedPool
+  const require = createRequire(import.meta.url)
+  try {
+    const loaded = require('pg') as { Pool?: PoolConstructor; default?: { Pool: PoolConstructor } }
+    cachedPool = loaded.Pool ?? loaded.default!.Pool
+    return cachedPool
+  } catch (cause) {
+    throw new E_OPTIONAL_DEPENDENCY_MISSING(
+      'PostgresJournal needs the optional peer dependency "pg": run `npm install pg`, ' +
+        'or use SqliteJournal (one machine) or JsonlJournal (one process)',
+      { cause, details: { dependency: 'pg' } },
+    )
+  }
+}
+
+const COLUMNS = TOOL_CALL_COLUMNS
+/** The PostgreSQL type of each row column, for casts of bound parameters. */
+const TYPES: Readonly<Record<keyof ToolCallRow, string>> = {
+  runId: 'text',
+  nodeId: 'text',
+  iteration: 'integer',
+  attempt: 'integer',
+  seq: 'integer',
+  toolName: 'text',
+  inputJson: 'text',
+  outputJson: 'text',
+  startedAtMs: 'bigint',
+  finishedAtMs: 'bigint',
+  status: 'text',
+  errorJson: 'text',
+  callId: 'text',
+  idempotencyKey: 'text',
+  replayed: 'boolean',
+}
+
+/** Now on the database's clock, in epoch milliseconds: every lease is set and compared on one clock. */
+const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+
+/**
+ * The migration `toolsmith journal migrate --postgres URL` runs: idempotent,
+ * serialised by an advisory lock so several workers may run it at once.
+ *
+ * @param schema - The schema name (already checked).
+ * @returns The SQL statements, in order.
+ */
+export function postgresJournalMigration(schema: string): string[] {
+  const s = `"${schema}"`
+  const rowColumns = `
+  run_id text NOT NULL,
+  node_id text NOT NULL,
+  iteration integer NOT NULL,
+  attempt integer NOT NULL,
+  seq integer NOT NULL,
+  tool_name text NOT NULL,
+  input_json text NOT NULL,
+  output_json text,
+  started_at_ms bigint NOT NULL,
+  finished_at_ms bigint NOT NULL,
+  error_json text,
+  call_id text NOT NULL,
+  idempotency_key text NOT NULL,
+  replayed boolean NOT NULL DEFAULT false,
+  side_effect boolean,
+  idempotent boolean`
+  return [
+    `CREATE SCHEMA IF NOT EXISTS ${s}`,
+    `CREATE TABLE IF NOT EXISTS ${s}.tool_calls (
+  id bigserial PRIMARY KEY,${rowColumns},
+  status text NOT NULL CHECK (status IN ('success', 'error'))
+)`,
+    `CREATE INDEX IF NOT EXISTS tool_calls_by_run ON ${s}.tool_calls (run_id, node_id, iteration, attempt, seq)`,
+    `CREATE INDEX IF NOT EXISTS tool_calls_by_idempotency_key ON ${s}.tool_calls (idempotency_key)`,
+    `CREATE TABLE IF NOT EXISTS ${s}.tool_claims (
+  claim_key text PRIMARY KEY,
+  owner text NOT NULL,
+  lease_expires_at_ms bigint NOT NULL,${rowColumns},
+  status text NOT NULL CHECK (status IN ('running', 'success', 'error'))
+)`,
+    `CREATE TABLE IF NOT EXISTS ${s}.turn_checkpoints (
+  run_id text NOT NULL,
+  node_id text NOT NULL,
+  iteration integer NOT NULL,
+  attempt integer NOT NULL,
+  prompt text NOT NULL,
+  messages_json text NOT NULL,
+  steps integer NOT NULL,
+  state_json text NOT NULL,
+  done boolean NOT NULL,
+  updated_at_ms bigint NOT NULL,
+  PRIMARY KEY (run_id, node_id, iteration)
+)`,
+  ]
+}
+
+/**
+ * A journal in PostgreSQL: tables `tool_calls`, `tool_claims` and
+ * `turn_checkpoints` in schema `toolsmith` (see {@link PostgresJournalOptions.schema}).
+ *
+ * @remarks
+ * `pg` is an optional peer dependency, loaded when the first journal is
+ * constructed; without it the constructor throws
+ * `E_OPTIONAL_DEPENDENCY_MISSING`. Create the tables once with
+ * `toolsmith journal migrate --postgres URL` or {@link PostgresJournal.migrate}.
+ *
+ * A claim is one `INSERT … ON CONFLICT (claim_key) DO NOTHING`: of any
+ * number of workers racing on one call, exactly one inserts and runs it.
+ * Leases are set and compared on the database's clock, so workers' clock
+ * skew does not matter. The outcome and the call's row are written in one
+ * statement.
+ *
+ * Every database failure (server down, connection lost, bad credentials,
+ * missing tables) is thrown as `E_JOURNAL_UNAVAILABLE`, in one line and
+ * without the password.
+ *
+ * @example
+ * ```ts
+ * const journal = new PostgresJournal(process.env.DATABASE_URL!)
+ * await journal.migrate()
+ * const runner = new TurnRunner({ model, tools, journal, identity: { runId, nodeId: 'fix', iteration: 0, attempt: 1 } })
+ * await runner.run('fix the failing test')
+ * await journal.close()
+ * ```
+ */
+export class PostgresJournal implements ClaimingJournal {
+  /** The output cap; see {@link JournalOptions.maxOutputBytes}. */
+  readonly maxOutputBytes: number
+  /** The schema holding the tables. */
+  readonly schema: string
+  /** Where the journal connects, for messages: `user@host:port/database`, never the password. */
+  readonly target: string
+
+  readonly #pool: PgPoolLike
+  readonly #ownsPool: boolean
+  readonly #secrets: string[]
+  readonly #t: { calls: string; claims: string; turns: string }
+
+  /**
+   * @param connection - A `postgres://user:password@host:port/database` URL, or a `pg.Pool` you own
+   *   (the journal never ends a pool it did not create).
+   * @param options - Schema, pool size, connection timeout, output cap.
+   * @throws `E_OPTIONAL_DEPENDENCY_MISSING` without `pg`; `E_INVALID_OPTIONS` for a URL that is
+   *   not `postgres://` or `postgresql://`, a bad schema name or bad limits (the password is never shown).
+   */
+  constructor(connection: string | PgPoolLike, options: PostgresJournalOptions = {}) {
+    const max = options.maxOutputBytes ?? DEFAULT_JOURNAL_MAX_OUTPUT_BYTES
+    if (!Number.isSafeInteger(max) || max <= 0) {
+      throw new E_INVALID_OPTIONS(`maxOutputBytes must be a positive integer (got ${String(max)})`)
+    }
+    const schema = options.schema ?? 'toolsmith'
+    if (typeof schema !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new E_INVALID_OPTIONS(`PostgresJournal schema must be letters, digits and "_" (got ${JSON.stringify(schema)})`)
+    }
+    this.maxOutputBytes = max
+    this.schema = schema
+    this.#t = { calls: `"${schema}".tool_calls`, claims: `"${schema}".tool_claims`, turns: `"${schema}".turn_checkpoints` }
+    if (typeof connection === 'string') {
+      const url = parsePostgresUrl(connection)
+      this.target = url.target
+      this.#secrets = url.secrets
+      const Pool = loadDriver()
+      this.#pool = new Pool({
+        connectionString: connection,
+        max: positive('maxConnections', options.maxConnections, 4),
+        connectionTimeoutMillis: positive('connectionTimeoutMs', options.connectionTimeoutMs, 5_000),
+      })
+      // An idle connection dropped by the server (restart, failover) must not
+      // crash the process: the next query reports it as E_JOURNAL_UNAVAILABLE.
+      this.#pool.on('error', () => undefined)
+      this.#ownsPool = true
+    } else if (connection && typeof connection.query === 'function' && typeof connection.connect === 'function') {
+      this.#pool = connection
+      this.#ownsPool = false
+      this.target = 'the given pg.Pool'
+      this.#secrets = []
+    } else {
+      throw new E_INVALID_OPTIONS('PostgresJournal needs a postgres:// URL or a pg.Pool')
+    }
+  }
+
+  /**
+   * Create the schema and tables if they do not exist (safe to run from
+   * several workers at once, and again on every start).
+   *
+   * @throws `E_JOURNAL_UNAVAILABLE` when the database cannot be reached or refuses.
+   */
+  async migrate(): Promise<void> {
+    const client = await this.#run(() => this.#pool.connect())
+    let failed: unknown
+    try {
+      await this.#run(async () => {
+        await client.query('BEGIN')
+        await client.query("SELECT pg_advisory_xact_lock(hashtext('toolsmith.journal.migrate'))")
+        for (const statement of postgresJournalMigration(this.schema)) await client.query(statement)
+        await client.query('COMMIT')
+      })
+    } catch (error) {
+      failed = error
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw error
+    } finally {
+      client.release(failed)
+    }
+  }
+
+  /**
+   * Insert one row.
+   *
+   * @param row - The row; outputs and errors over `maxOutputBytes` are stored as the truncation envelope.
+   * @param flags - The tool's flags; see {@link ToolCallJournal.record}.
+   */
+  async record(row: ToolCallRow, flags?: ToolCallFlags): Promise<void> {
+    const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
+    await this.#query(
+      `INSERT INTO ${this.#t.calls} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+      this.#params(normaliseRow(row, this.maxOutputBytes), flags),
+    )
+  }
+
+  /**
+   * Rows in insertion order.
+   *
+   * @param filter - Fields every returned row must match.
+   * @returns The matching rows.
+   */
+  async list(filter: ToolCallFilter = {}): Promise<ToolCallRow[]> {
+    const where: string[] = []
+    const params: unknown[] = []
+    for (const [key, value] of Object.entries(filter)) {
+      if (value === undefined) continue
+      const column = COLUMNS[key as keyof ToolCallRow]
+      if (!column) throw new E_INVALID_OPTIONS(`Unknown filter field "${key}"`)
+      params.push(value)
+      where.push(`${column} = $${params.length}`)
+    }
+    return this.#select(where, params)
+  }
+
+  /**
+   * Non-idempotent side-effect calls already recorded for one iteration, across attempts.
+   *
+   * @param scope - The run, node and iteration.
+   * @returns The rows, oldest first.
+   */
+  async sideEffectsFor(scope: ToolCallScope): Promise<ToolCallRow[]> {
+    return this.#select(
+      ['run_id = $1', 'node_id = $2', 'iteration = $3', '((side_effect AND NOT idempotent) OR side_effect IS NULL)'],
+      [scope.runId, scope.nodeId, scope.iteration],
+    )
+  }
+
+  /**
+   * Claim a call with one `INSERT … ON CONFLICT DO NOTHING`; see {@link ClaimingJournal.claim}.
+   *
+   * @param request - Key, owner, lease and the starting row.
+   * @returns Whether this worker acquired it, and the claim as stored.
+   */
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const normal = normaliseRow(request.row, this.maxOutputBytes)
+    const row = { ...normal, status: 'running' as const, outputJson: null, errorJson: null }
+    const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
+    const params = [request.claimKey, request.owner, request.leaseMs, ...this.#params(row as unknown as ToolCallRow, request.flags)]
+    const inserted = await this.#query(
+      `INSERT INTO ${this.#t.claims} (claim_key, owner, lease_expires_at_ms, ${columns.join(', ')}) ` +
+        `VALUES ($1, $2, ${NOW_MS} + $3::bigint, ${columns.map((_, i) => `$${i + 4}`).join(', ')}) ` +
+        'ON CONFLICT (claim_key) DO NOTHING RETURNING lease_expires_at_ms',
+      params,
+    )
+    if (inserted.rowCount === 1) {
+      const leaseExpiresAtMs = Number(inserted.rows[0]!.lease_expires_at_ms)
+      return {
+        acquired: true,
+        claim: { claimKey: request.claimKey, owner: request.owner, state: 'running', leaseExpiresAtMs, leaseExpired: false, row },
+      }
+    }
+    const existing = await this.getClaim(request.claimKey)
+    if (!existing) throw new E_JOURNAL_UNAVAILABLE(`PostgreSQL journal at ${this.target}: claim ${request.claimKey} vanished while being read`)
+    return { acquired: false, claim: existing }
+  }
+
+  /**
+   * Extend a running claim's lease.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param leaseMs - The new lease, from now (database clock).
+   * @returns Whether the claim is still this owner's and running.
+   */
+  async renew(claimKey: string, owner: string, leaseMs: number): Promise<boolean> {
+    const result = await this.#query(
+      `UPDATE ${this.#t.claims} SET lease_expires_at_ms = ${NOW_MS} + $3::bigint WHERE claim_key = $1 AND owner = $2 AND status = 'running'`,
+      [claimKey, owner, leaseMs],
+    )
+    return result.rowCount === 1
+  }
+
+  /**
+   * Take over an abandoned claim (compare-and-set on the old owner).
+   *
+   * @param claimKey - The key.
+   * @param fromOwner - The owner the caller saw.
+   * @param toOwner - The new owner.
+   * @param leaseMs - The new lease.
+   * @returns Whether the claim is now `toOwner`'s.
+   */
+  async takeOver(claimKey: string, fromOwner: string, toOwner: string, leaseMs: number): Promise<boolean> {
+    const result = await this.#query(
+      `UPDATE ${this.#t.claims} SET owner = $3, lease_expires_at_ms = ${NOW_MS} + $4::bigint ` +
+        "WHERE claim_key = $1 AND owner = $2 AND status = 'running'",
+      [claimKey, fromOwner, toOwner, leaseMs],
+    )
+    return result.rowCount === 1
+  }
+
+  /**
+   * Settle a claim and insert the call's row, in one statement.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @param row - The finished row.
+   * @param flags - The tool's flags.
+   * @returns Whether the claim was this owner's.
+   */
+  async complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean> {
+    const normal = normaliseRow(row, this.maxOutputBytes)
+    const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
+    const types = [...TOOL_CALL_ROW_FIELDS.map((f) => TYPES[f]), 'boolean', 'boolean']
+    const params = [claimKey, owner, ...this.#params(normal, flags)]
+    const at = (field: keyof ToolCallRow): string => `$${TOOL_CALL_ROW_FIELDS.indexOf(field as never) + 3}::${TYPES[field]}`
+    const result = await this.#query(
+      `WITH settled AS (UPDATE ${this.#t.claims} SET status = ${at('status')}, output_json = ${at('outputJson')}, ` +
+        `error_json = ${at('errorJson')}, finished_at_ms = ${at('finishedAtMs')}, replayed = ${at('replayed')} ` +
+        "WHERE claim_key = $1 AND owner = $2 AND status = 'running' RETURNING 1) " +
+        `INSERT INTO ${this.#t.calls} (${columns.join(', ')}) SELECT ${columns.map((_, i) => `$${i + 3}::${types[i]}`).join(', ')} FROM settled`,
+      params,
+    )
+    return result.rowCount === 1
+  }
+
+  /**
+   * A claim by key.
+   *
+   * @param claimKey - The key.
+   * @returns The claim, or `undefined`.
+   */
+  async getClaim(claimKey: string): Promise<ToolCallClaim | undefined> {
+    const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
+    const result = await this.#query(
+      `SELECT claim_key AS "claimKey", owner, lease_expires_at_ms AS "leaseExpiresAtMs", ${select}, ` +
+        `lease_expires_at_ms <= ${NOW_MS} AS "expired" FROM ${this.#t.claims} WHERE claim_key = $1`,
+      [claimKey],
+    )
+    const record = result.rows[0]
+    if (!record) return undefined
+    const claim = claimFromSql(record, 0)
+    return { ...claim, leaseExpired: claim.state === 'running' && record.expired === true }
+  }
+
+  /**
+   * Store a turn's latest checkpoint.
+   *
+   * @param checkpoint - The checkpoint.
+   */
+  async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
+    const c = checkpoint
+    await this.#query(
+      `INSERT INTO ${this.#t.turns} (run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ` +
+        'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id, node_id, iteration) DO UPDATE SET ' +
+        'attempt = EXCLUDED.attempt, prompt = EXCLUDED.prompt, messages_json = EXCLUDED.messages_json, steps = EXCLUDED.steps, ' +
+        'state_json = EXCLUDED.state_json, done = EXCLUDED.done, updated_at_ms = EXCLUDED.updated_at_ms',
+      [c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, c.done, c.updatedAtMs],
+    )
+  }
+
+  /**
+   * The latest checkpoint of a run.
+   *
+   * @param runId - The run.
+   * @param scope - The node and iteration, when the run has several.
+   * @returns The checkpoint, or `undefined`.
+   */
+  async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
+    const where = ['run_id = $1']
+    const params: unknown[] = [runId]
+    if (scope.nodeId !== undefined) (params.push(scope.nodeId), where.push(`node_id = $${params.length}`))
+    if (scope.iteration !== undefined) (params.push(scope.iteration), where.push(`iteration = $${params.length}`))
+    const result = await this.#query(
+      `SELECT ${CHECKPOINT_SELECT} FROM ${this.#t.turns} WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1`,
+      params,
+    )
+    return result.rows[0] ? checkpointFromSql(result.rows[0]) : undefined
+  }
+
+  /** Close the journal's own pool (a pool you passed in is left open). */
+  async close(): Promise<void> {
+    if (this.#ownsPool) await this.#pool.end().catch(() => undefined)
+  }
+
+  async #select(where: string[], params: unknown[]): Promise<ToolCallRow[]> {
+    const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
+    const sql = `SELECT ${select} FROM ${this.#t.calls}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id`
+    return (await this.#query(sql, params)).rows.map((r) => rowFromSql<ToolCallRow>(r))
+  }
+
+  #params(normal: ToolCallRow, flags: ToolCallFlags | undefined): unknown[] {
+    return [
+      ...TOOL_CALL_ROW_FIELDS.map((f) => (f === 'replayed' ? normal.replayed === true : normal[f])),
+      flags ? flags.sideEffect : null,
+      flags ? flags.idempotent : null,
+    ]
+  }
+
+  #query(sql: string, params: unknown[]): Promise<QueryResult> {
+    return this.#run(() => this.#pool.query(sql, params))
+  }
+
+  async #run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation()
+    } catch (error) {
+      throw this.#unavailable(error)
+    }
+  }
+
+  #unavailable(error: unknown): E_JOURNAL_UNAVAILABLE {
+    const code = (error as { code?: unknown } | null)?.code
+    let reason = reasonOf(error)
+    if (code === '42P01' || code === '3F000') {
+      reason += ` (the journal tables are missing: run \`toolsmith journal migrate --postgres URL\` or journal.migrate())`
+    }
+    for (const secret of this.#secrets) reason = reason.split(secret).join('***')
+    return new E_JOURNAL_UNAVAILABLE(`PostgreSQL journal at ${this.target}: ${reason}`, {
+      details: { target: this.target, ...(typeof code === 'string' ? { driverCode: code } : {}) },
+    })
+  }
+}
+
+/**
+ * Check a PostgreSQL URL without ever echoing its password.
+ *
+ * @param text - The URL.
+ * @returns `user@host:port/database` for messages, and the strings to scrub from driver errors.
+ * @throws `E_INVALID_OPTIONS` in one line, the URL shown with its password replaced by `***`.
+ */
+export function parsePostgresUrl(text: string): { target: string; secrets: string[] } {
+  if (typeof text !== 'string' || text.trim() === '') throw new E_INVALID_OPTIONS('PostgresJournal needs a postgres:// URL')
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    // Unparseable: the password cannot be located, so only the scheme is shown.
+    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(text)?.[0] ?? ''
+    throw new E_INVALID_OPTIONS(`Not a valid PostgreSQL URL (${scheme ? `"${scheme}//…"` : 'no scheme'}); expected postgres://user:password@host:port/database`)
+  }
+  const secrets = url.password ? [url.password, decodeURIComponent(url.password)] : []
+  if (url.password) url.password = '***'
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new E_INVALID_OPTIONS(`Not a PostgreSQL URL: ${url.toString()}; expected postgres://user:password@host:port/database`)
+  }
+  if (!url.hostname && !url.searchParams.get('host')) throw new E_INVALID_OPTIONS(`PostgreSQL URL without a host: ${url.toString()}`)
+  const user = decodeURIComponent(url.username || 'postgres')
+  const target = `${user}@${url.hostname || url.searchParams.get('host')}:${url.port || '5432'}${url.pathname.length > 1 ? url.pathname : '/'}`
+  return { target, secrets: secrets.filter((s) => s.length > 0) }
+}
+
+/** One line from a driver error, whatever its shape (a refused connection is an `AggregateError` without a message). */
+function reasonOf(error: unknown): string {
+  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error
+  const { message, code } = (inner ?? {}) as { message?: unknown; code?: unknown }
+  const text = typeof message === 'string' && message.length > 0 ? message : typeof code === 'string' ? code : String(inner)
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value <= 0) throw new E_INVALID_OPTIONS(`${name} must be a positive integer (got ${String(value)})`)
+  return value
+}
