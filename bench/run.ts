@@ -17,6 +17,7 @@ import { editFigure } from './figures/edit.js'
 import { executorFigure } from './figures/executor.js'
 import { grepFigure } from './figures/grep.js'
 import { importTimeFigure } from './figures/import_time.js'
+import { journalScaleFigure } from './figures/journal_scale.js'
 import { bashOutputFigure, spoolFigure } from './figures/memory_figures.js'
 import { readFigure } from './figures/read.js'
 import { readConcurrentFigure } from './figures/read_concurrent.js'
@@ -31,7 +32,7 @@ import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

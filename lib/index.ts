@@ -452,9 +452,10 @@ export {
 } from './runner/sqlite_journal.js'
 export {
   PostgresJournal,
-  parsePostgresUrl,
   postgresJournalMigration,
+  type PgPoolClient,
   type PgPoolLike,
+  type PgQueryResult,
   type PostgresJournalOptions,
 } from './runner/postgres_journal.js'
 export {

@@ -27,20 +27,26 @@ import { CHECKPOINT_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.j
 
 // The slice of `pg` we use, typed here so consumers of our .d.ts files never
 // need its types installed.
-interface QueryResult {
+/** The part of a `pg` query result a {@link PostgresJournal} reads. */
+export interface PgQueryResult {
+  /** The rows, as objects. */
   rows: Record<string, unknown>[]
+  /** Rows inserted, updated or returned. */
   rowCount: number | null
 }
-interface PoolClient {
-  query(sql: string, params?: unknown[]): Promise<QueryResult>
+/** The part of a checked-out `pg` client a {@link PostgresJournal} uses. */
+export interface PgPoolClient {
+  /** Run one statement. */
+  query(sql: string, params?: unknown[]): Promise<PgQueryResult>
+  /** Give the client back (destroying it when `error` is set). */
   release(error?: unknown): void
 }
 /** The part of a `pg.Pool` a {@link PostgresJournal} uses. */
 export interface PgPoolLike {
   /** Run one statement. */
-  query(sql: string, params?: unknown[]): Promise<QueryResult>
+  query(sql: string, params?: unknown[]): Promise<PgQueryResult>
   /** Check out a client (for the migration's transaction). */
-  connect(): Promise<PoolClient>
+  connect(): Promise<PgPoolClient>
   /** Close every connection. */
   end(): Promise<void>
   /** Listen for errors of idle clients. */
@@ -485,7 +491,7 @@ export class PostgresJournal implements ClaimingJournal {
     ]
   }
 
-  #query(sql: string, params: unknown[]): Promise<QueryResult> {
+  #query(sql: string, params: unknown[]): Promise<PgQueryResult> {
     return this.#run(() => this.#pool.query(sql, params))
   }
 

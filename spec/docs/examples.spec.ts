@@ -39,6 +39,7 @@ const EXPECTED: Record<string, string[]> = {
   'providers_openai.ts': ['"type": "function"'],
   'runner_openai.ts': ['answer: It is 21°C in Oslo.'],
   'runner_retries.ts': ['attempt 2 sees:', 'charge_card', 'not charging again'],
+  'runner_workers.ts': ['workers agree on every result: true', 'side effects: 3 (one per invoice)'],
   'runner_turn.ts': ['(spooled)', 'artifact_grep', '[6 matches in 3000 lines]'],
 }
 
