@@ -35,6 +35,7 @@ const journal: ClaimingJournal = {
   renew: (key, owner, lease) => inner.renew(key, owner, lease),
   takeOver: (key, from, to, lease) => inner.takeOver(key, from, to, lease),
   complete: (key, owner, row, flags) => timedInto(completeMs, () => inner.complete(key, owner, row, flags)),
+  release: (key, owner) => inner.release(key, owner),
   getClaim: (key) => inner.getClaim(key),
   saveTurn: (checkpoint) => inner.saveTurn(checkpoint),
   loadTurn: (runId, scope) => inner.loadTurn(runId, scope),

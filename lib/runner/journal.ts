@@ -527,6 +527,15 @@ export interface ClaimingJournal extends ToolCallJournal {
    */
   complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean>
   /**
+   * Drop a running claim whose call never started (its permission was
+   * refused), so a later attempt asks again instead of replaying the refusal.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner; a claim held by someone else is left alone.
+   * @returns `false` when the claim was not this owner's running claim.
+   */
+  release(claimKey: string, owner: string): Promise<boolean>
+  /**
    * A claim by key.
    *
    * @param claimKey - The key.
@@ -563,6 +572,7 @@ export function isClaimingJournal(journal: ToolCallJournal | undefined): journal
     typeof j.renew === 'function' &&
     typeof j.takeOver === 'function' &&
     typeof j.complete === 'function' &&
+    typeof j.release === 'function' &&
     typeof j.getClaim === 'function' &&
     typeof j.saveTurn === 'function' &&
     typeof j.loadTurn === 'function'

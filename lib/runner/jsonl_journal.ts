@@ -244,6 +244,24 @@ export class JsonlJournal implements ClaimingJournal {
   }
 
   /**
+   * Drop a running claim whose call never started (a tombstone line).
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @returns Whether it was this owner's running claim.
+   */
+  async release(claimKey: string, owner: string): Promise<boolean> {
+    let changed = false
+    await this.#enqueue(async () => {
+      const existing = (await this.#readFile()).claims.get(claimKey)
+      if (!existing || existing.owner !== owner || existing.row.status !== 'running') return
+      await this.#append(JSON.stringify({ [CLAIM_KEY]: { claimKey, released: true } }) + '\n')
+      changed = true
+    })
+    return changed
+  }
+
+  /**
    * A claim by key.
    *
    * @param claimKey - The key.
@@ -314,7 +332,10 @@ export class JsonlJournal implements ClaimingJournal {
       if (raw.startsWith(`{"${CLAIM_KEY}":`) || raw.startsWith(`{"${TURN_KEY}":`)) {
         const record = parseObject(raw)
         const claim = record?.[CLAIM_KEY] as StoredClaim | undefined
-        if (claim && typeof claim.claimKey === 'string') claims.set(claim.claimKey, claim)
+        if (claim && typeof claim.claimKey === 'string') {
+          if ((claim as { released?: unknown }).released === true) claims.delete(claim.claimKey)
+          else claims.set(claim.claimKey, claim)
+        }
         const turn = record?.[TURN_KEY] as TurnCheckpoint | undefined
         if (turn && typeof turn.runId === 'string') turns.push(turn)
         continue

@@ -419,6 +419,18 @@ export class PostgresJournal implements ClaimingJournal {
   }
 
   /**
+   * Drop a running claim whose call never started; see {@link ClaimingJournal.release}.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @returns Whether it was this owner's running claim.
+   */
+  async release(claimKey: string, owner: string): Promise<boolean> {
+    const result = await this.#query(`DELETE FROM ${this.#t.claims} WHERE claim_key = $1 AND owner = $2 AND status = 'running'`, [claimKey, owner])
+    return result.rowCount === 1
+  }
+
+  /**
    * A claim by key.
    *
    * @param claimKey - The key.

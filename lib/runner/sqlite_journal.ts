@@ -287,6 +287,18 @@ export class SqliteJournal implements ClaimingJournal {
   }
 
   /**
+   * Drop a running claim whose call never started; see {@link ClaimingJournal.release}.
+   *
+   * @param claimKey - The key.
+   * @param owner - The owner.
+   * @returns Whether it was this owner's running claim.
+   */
+  async release(claimKey: string, owner: string): Promise<boolean> {
+    const changed = this.#db.prepare("DELETE FROM tool_claims WHERE claim_key = ? AND owner = ? AND status = 'running'").run(claimKey, owner)
+    return changed.changes === 1
+  }
+
+  /**
    * A claim by key.
    *
    * @param claimKey - The key.

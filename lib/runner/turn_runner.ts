@@ -663,7 +663,16 @@ class Turn {
       if (error instanceof E_JOURNAL_UNAVAILABLE) throw error
       replayed = (error as { [REPLAYED]?: boolean } | null)?.[REPLAYED] === true
       const held = (error as { [HELD]?: Obtained['held'] } | null)?.[HELD]
-      if (held) obtained = { result: '', held }
+      if (held && claiming && (error as { code?: unknown }).code === 'TOOL_DENIED') {
+        // The permission gate refused before the handler: nothing happened, so
+        // the claim goes away and a later attempt asks again rather than
+        // replaying the refusal. The refusal is journaled as an ordinary row.
+        try {
+          await journalStep('release the claim of a refused call', () => claiming.release(held.claim.claimKey, held.claim.owner))
+        } finally {
+          held.release()
+        }
+      } else if (held) obtained = { result: '', held }
       const failed = pending.fail(error, new Date())
       outcome = { call: failed, message: { role: 'tool', toolCallId: call.id, content: toolFailureText(error), isError: true } }
       row = { status: 'error', outputJson: null, errorJson: errorToJson(error, this.#services.journalCap) }

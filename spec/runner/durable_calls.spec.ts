@@ -6,6 +6,7 @@ import {
   E_INVALID_OPTIONS,
   InMemorySpoolStore,
   JsonlJournal,
+  Permissions,
   SqliteJournal,
   TOOL_OUTCOME_UNKNOWN,
   Tool,
@@ -232,6 +233,23 @@ describe.each(stores)('exactly-once calls with %s', (_name, make) => {
     // A finished turn resumes to its end without asking the model again.
     const again = await new TurnRunner({ model: async () => ({ text: 'never' }), tools: [tool], journal }).resume('run-1')
     expect(again.text).toBe('paid both')
+  })
+
+  it('does not keep the claim of a call the permission gate refused: a later attempt asks again and runs it', async () => {
+    const journal = make()
+    const { tool, runs } = counter()
+    const deny = new Permissions({ policy: { rules: [{ tool: 'charge', decision: 'deny', reason: 'not today' }] } })
+    const refused = await new TurnRunner({ model: scriptedModel([calls(8), { text: 'no' }]), tools: [tool], journal, identity: identity(1), permissions: deny }).run('pay')
+    expect(refused.messages.find((m) => m.role === 'tool')!.content).toMatch(/^TOOL_DENIED: /)
+    expect(runs).toEqual([])
+    const allow = new Permissions({ policy: { default: 'allow', rules: [] } })
+    const second = await new TurnRunner({ model: scriptedModel([calls(8), { text: 'ok' }]), tools: [tool], journal, identity: identity(2), permissions: allow }).run('pay')
+    expect(second.messages.find((m) => m.role === 'tool')!.content).toBe('charged 8')
+    expect(runs).toHaveLength(1)
+    expect((await journal.list()).map((r) => [r.attempt, r.status, r.replayed])).toEqual([
+      [1, 'error', false],
+      [2, 'success', false],
+    ])
   })
 
   it('refuses to resume a run it has no checkpoint of', async () => {
