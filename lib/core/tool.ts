@@ -507,27 +507,27 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
         cause,
         details: { toolName: this.name, issues: [] },
       })
-      return this.#issue(new Prepared<Args>(this.name, callIdOf(this.name, args), ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
+      return this.#issue(new Prepared<Args>(this, this.name, callIdOf(this.name, args), ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
     }
     let validated: Args
     try {
       validated = await this.validate(args)
     } catch (error) {
       if (!(error instanceof E_INVALID_TOOL_ARGS)) throw error
-      return this.#issue(new Prepared<Args>(this.name, callId, ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
+      return this.#issue(new Prepared<Args>(this, this.name, callId, ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
     }
     // With `redact`, what is logged is computed on first read (a listener, a
     // journal): `write`'s redaction hashes the whole content, which a call
     // nobody observes should not pay for.
-    if (this.redact) return this.#issue(new Prepared<Args>(this.name, callId, ctx, undefined, true, validated, undefined, this.#redactor))
-    return this.#issue(new Prepared<Args>(this.name, callId, ctx, validated, true, validated, undefined))
+    if (this.redact) return this.#issue(new Prepared<Args>(this, this.name, callId, ctx, undefined, true, validated, undefined, this.#redactor))
+    return this.#issue(new Prepared<Args>(this, this.name, callId, ctx, validated, true, validated, undefined))
   }
 
-  /** Calls this tool prepared: `run` refuses look-alikes, which could smuggle unvalidated args. */
-  readonly #issued = new WeakSet<object>()
-
+  // Every Prepared is built by `#issue` with its issuing tool: `run` refuses
+  // look-alikes (which could smuggle unvalidated args) and other tools' calls.
+  // A field, not a WeakSet: adding to a WeakSet costs as much as validating
+  // a small call.
   #issue(prepared: Prepared<Args>): PreparedCall<Args> {
-    this.#issued.add(prepared)
     return prepared as unknown as PreparedCall<Args>
   }
 
@@ -538,7 +538,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   }
 
   async #runPrepared(ctx: DispatchContext, prepared: PreparedCall): Promise<ToolResult> {
-    if (!this.#issued.has(prepared)) {
+    if (!Prepared.isIssuedBy(prepared, this)) {
       throw new E_INVALID_TOOL_ARGS(`run(prepared) needs a call prepared by tool "${this.name}" (executor(ctx).prepare(args))`, {
         details: { toolName: this.name, issues: [] },
       })
@@ -638,16 +638,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     if (signal.aborted) {
       throw new E_TOOL_ABORTED(`Call to "${this.name}" was cancelled before it started`, { cause: signal.reason })
     }
-    const call: ToolCallInfo = {
-      callId: prepared.callId,
-      toolName: this.name,
-      signal,
-      // Read through: the prepared call computes it on first read.
-      get idempotencyKey() {
-        return prepared.idempotencyKey
-      },
-    }
-    return this.#handler(prepared.args, ctx, this.meta, call)
+    return this.#handler(prepared.args, ctx, this.meta, new CallInfo(prepared as Prepared<Args>, signal))
   }
 }
 
@@ -666,6 +657,35 @@ function startEvent(toolName: string, turnId: string, callId: string, prepared: 
   return event
 }
 
+/**
+ * What a handler learns about its call. A class rather than an object literal
+ * with a getter: a literal's accessor is created anew on every call, and
+ * this is the hottest path of the kit.
+ */
+class CallInfo implements ToolCallInfo {
+  readonly callId: string
+  readonly toolName: string
+  readonly signal: AbortSignal
+  readonly #prepared: Prepared<any>
+
+  constructor(prepared: Prepared<any>, signal: AbortSignal) {
+    this.callId = prepared.callId
+    this.toolName = prepared.toolName
+    this.signal = signal
+    this.#prepared = prepared
+  }
+
+  /** Read through: the prepared call hashes it on first read (most handlers never look). */
+  get idempotencyKey(): string {
+    return this.#prepared.idempotencyKey
+  }
+
+  /** A plain copy (`idempotencyKey` included) for logs and `JSON.stringify`. */
+  toJSON(): { callId: string; toolName: string; idempotencyKey: string } {
+    return { callId: this.callId, toolName: this.toolName, idempotencyKey: this.idempotencyKey }
+  }
+}
+
 /** A prepared call; the idempotency key is hashed on first read (most handlers never look at it), and so is a redaction. */
 class Prepared<Args> {
   readonly toolName: string
@@ -673,12 +693,16 @@ class Prepared<Args> {
   readonly ok: boolean
   readonly args: Args | undefined
   readonly error: E_INVALID_TOOL_ARGS | undefined
-  readonly #scope: { readonly id: string; readonly idempotencyScope?: string | undefined }
+  readonly #issuer: object
+  // The context's two ids, not the context: a prepared call must not keep a turn alive.
+  readonly #contextId: string
+  readonly #idempotencyScope: string | undefined
   #idempotencyKey: string | undefined
   #loggedArgs: unknown
   #redactor: ((args: Args) => unknown) | undefined
 
   constructor(
+    issuer: object,
     toolName: string,
     callId: string,
     ctx: { readonly id: string; readonly idempotencyScope?: string | undefined },
@@ -695,7 +719,14 @@ class Prepared<Args> {
     this.ok = ok
     this.args = args
     this.error = error
-    this.#scope = { id: ctx.id, idempotencyScope: ctx.idempotencyScope }
+    this.#issuer = issuer
+    this.#contextId = ctx.id
+    this.#idempotencyScope = ctx.idempotencyScope
+  }
+
+  /** Whether `value` is a call prepared by `tool`. */
+  static isIssuedBy(value: unknown, tool: object): boolean {
+    return value instanceof Prepared && value.#issuer === tool
   }
 
   /** Whether {@link Prepared.loggedArgs} is still to be computed by the tool's `redact`. */
@@ -714,7 +745,7 @@ class Prepared<Args> {
   }
 
   get idempotencyKey(): string {
-    this.#idempotencyKey ??= idempotencyKeyOf(this.#scope, this.callId)
+    this.#idempotencyKey ??= idempotencyKeyOf({ id: this.#contextId, idempotencyScope: this.#idempotencyScope }, this.callId)
     return this.#idempotencyKey
   }
 }

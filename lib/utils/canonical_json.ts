@@ -167,7 +167,7 @@ function quotedKey(key: string): string {
 function serialiseObject(object: object, ancestors: Ancestors): string {
   const record = object as Record<string, unknown>
   const keys = Object.keys(record)
-  if (keys.length > 1 && !isSorted(keys)) keys.sort()
+  if (keys.length > 1 && !isSorted(keys)) sortKeys(keys)
   let out = '{'
   let first = true
   for (let i = 0; i < keys.length; i++) {
@@ -184,6 +184,27 @@ function serialiseObject(object: object, ancestors: Ancestors): string {
 function isSorted(keys: readonly string[]): boolean {
   for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false
   return true
+}
+
+/**
+ * `keys.sort()`, with an insertion sort for the few keys of a typical tool
+ * call: `Array.prototype.sort` costs more to set up than sorting a handful
+ * of strings takes. Same order (UTF-16 code units) either way.
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 12) {
+    keys.sort()
+    return
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!
+    let j = i - 1
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!
+      j--
+    }
+    keys[j + 1] = key
+  }
 }
 
 function describeKey(key: string | number): string {

@@ -477,6 +477,50 @@ describe('Tool.executor events and results', () => {
     expect(calls[3]!.idempotencyKey).toBe(sha256Hex(canonicalStringify({ scope: unscoped.id, callId: calls[3]!.callId })))
   })
 
+  it('the call info serialises with its idempotency key (JSON.stringify of call)', async () => {
+    let logged = ''
+    const tool = new Tool({
+      name: 'charge',
+      description: '',
+      inputSchema: validator.object({ cents: validator.number().required() }),
+      handler: (_args, _ctx, _meta, call) => {
+        logged = JSON.stringify(call)
+        return 'ok'
+      },
+    })
+    const ctx = createDispatchContext({ idempotencyScope: 'run-1' })
+    await tool.executor(ctx)({ cents: 5 })
+    const callId = sha256Hex(canonicalStringify({ tool: 'charge', args: { cents: 5 } }))
+    expect(JSON.parse(logged)).toEqual({
+      callId,
+      toolName: 'charge',
+      idempotencyKey: sha256Hex(canonicalStringify({ scope: 'run-1', callId })),
+    })
+  })
+
+  it('run(prepared) runs its own prepared call and refuses a look-alike or another tool\'s call', async () => {
+    const ran: unknown[] = []
+    const make = (name: string) =>
+      new Tool({
+        name,
+        description: '',
+        inputSchema: validator.object({ n: validator.number().required() }),
+        handler: (args: { n: number }) => {
+          ran.push(args)
+          return `${name}:${args.n}`
+        },
+      })
+    const ctx = createDispatchContext()
+    const a = make('a').executor(ctx)
+    const b = make('b').executor(ctx)
+    const prepared = await a.prepare({ n: 1 })
+    expect(await a.run(prepared)).toBe('a:1')
+    const lookAlike = { ...prepared, ok: true, args: { n: 'not validated' } }
+    await expect(a.run(lookAlike as typeof prepared)).rejects.toMatchObject({ code: 'E_INVALID_TOOL_ARGS' })
+    await expect(b.run(prepared)).rejects.toMatchObject({ code: 'E_INVALID_TOOL_ARGS' })
+    expect(ran).toEqual([{ n: 1 }])
+  })
+
   it('an aborted context fails the call with TOOL_ABORTED and never runs the handler', async () => {
     const handler = vi.fn(async () => 'ran')
     const tool = new Tool({ name: 'slow', description: '', inputSchema: validator.object({}), handler })
