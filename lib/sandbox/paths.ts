@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { lstat, readlink, realpath, stat } from 'node:fs/promises'
-import type { Stats } from 'node:fs'
+import { readlink, realpath, stat } from 'node:fs/promises'
+import { lstatSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { E_TOOL_FILE_NOT_FOUND, E_TOOL_NOT_A_FILE, E_TOOL_PATH_ESCAPE, E_TOOL_PATH_INVALID } from '../exceptions.js'
 import { errnoCode, toToolError } from './fs_errors.js'
@@ -218,14 +218,13 @@ export async function resolveInRoot(scope: PathScope, input: string, options?: R
       // opened: the lstat would only repeat what that open and fstat learn.
       return { input, root, absolute: next, relative: relativeOf(root, next), existing: current, missing: [], stats: undefined, danglingLink: undefined, targetUnchecked: true }
     }
-    let stats: Stats
+    let stats: Stats | undefined
     try {
-      stats = await lstat(next)
+      stats = metadataOf(next)
     } catch (error) {
-      const errno = errnoCode(error)
-      if (errno === 'ENOENT') return missingFrom(input, root, current, parts.slice(i), undefined)
       throw toToolError(error, input, 'resolve')
     }
+    if (stats === undefined) return missingFrom(input, root, current, parts.slice(i), undefined)
     if (stats.isSymbolicLink()) {
       if (++hops > MAX_SYMLINK_HOPS) {
         throw new E_TOOL_PATH_INVALID(`${JSON.stringify(input)} crosses too many symbolic links`, {
@@ -254,12 +253,34 @@ export async function resolveInRoot(scope: PathScope, input: string, options?: R
     relative: relativeOf(root, current),
     existing: current,
     missing: [],
-    stats:
-      currentStats ??
-      (await lstat(current).catch((error: unknown) => {
-        throw toToolError(error, input, 'resolve')
-      })),
+    stats: currentStats ?? lstatOrToolError(current, input),
     danglingLink: undefined,
+  }
+}
+
+/**
+ * `lstat` of one path component, synchronously; `undefined` when it is missing.
+ *
+ * @remarks
+ * Synchronous on purpose. The components of a path the kit is about to open
+ * are in the kernel's dentry and inode caches (the open walks them too), so
+ * one `lstat` costs a few microseconds on the main thread, while the same
+ * call through the thread pool costs a round trip and a place in libuv's
+ * four-thread queue: with 20 reads in flight, one job per directory level was
+ * most of the cost of a small read. What this gives up: on a network
+ * filesystem whose attribute cache has expired, an `lstat` can wait for the
+ * server, and the event loop waits with it (docs/tools.md, "Performance").
+ */
+function metadataOf(file: string): Stats | undefined {
+  return lstatSync(file, { throwIfNoEntry: false })
+}
+
+/** {@link metadataOf} where the path is known to exist; a vanished one is a tool error like any other. */
+function lstatOrToolError(file: string, input: string): Stats {
+  try {
+    return lstatSync(file)
+  } catch (error) {
+    throw toToolError(error, input, 'resolve')
   }
 }
 
