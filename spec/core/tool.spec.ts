@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
+import fc from 'fast-check'
 import {
   REDACTION_FAILED,
   SpooledArtifact,
@@ -164,6 +165,25 @@ describe('Tool.executor callId', () => {
     expect(starts[0]!.callId).toBe(sha256Hex(canonicalStringify({ tool: 'weather', args: { city: 'Oslo' } })))
     // the event's args are the validated ones, defaults applied
     expect(starts[0]!.args).toEqual({ city: 'Oslo', days: 3 })
+  })
+
+  it('property: is sha256(canonicalStringify({ tool, args })) for any args and name, valid or not', async () => {
+    const anything = validator.object().unknown(true)
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue(), async (suffix, args) => {
+        const name = `t${suffix.replace(/[^A-Za-z0-9_-]/g, '_')}`
+        const tool = new Tool({ name, description: '', inputSchema: anything, handler: () => '' })
+        const prepared = await tool.prepare(args, { id: 'ctx' })
+        expect(prepared.callId).toBe(sha256Hex(canonicalStringify({ tool: name, args })))
+      }),
+      { numRuns: 300 },
+    )
+    // toJSON on the args themselves is honoured, including one that returns undefined (args dropped).
+    const tool = new Tool({ name: 'x', description: '', inputSchema: anything, handler: () => '' })
+    const dated = new Date(0)
+    expect((await tool.prepare(dated, { id: 'c' })).callId).toBe(sha256Hex(canonicalStringify({ tool: 'x', args: dated })))
+    const vanishing = { toJSON: () => undefined }
+    expect((await tool.prepare(vanishing, { id: 'c' })).callId).toBe(sha256Hex(canonicalStringify({ tool: 'x' })))
   })
 
   it('differs between tools given the same args', async () => {
