@@ -5,7 +5,7 @@
  * @module
  */
 import type { ObjectSchema } from '../validation.js'
-import type { ToolCallInfo, ToolResult } from './tool.js'
+import type { ToolCallInfo, ToolReconciler, ToolResult } from './tool.js'
 import { Tool, warnIdempotencyKeyUnreachable } from './tool.js'
 
 const METADATA = Symbol.for('toolsmith.tool.metadata')
@@ -44,6 +44,13 @@ export interface DefineToolOptions<Args = any> {
    * across retries of the same task iteration.
    */
   execute: (args: Args, call: ToolCallInfo) => ToolResult | Promise<ToolResult>
+  /** What events, logs and journals record instead of the args; see `RawTool.redact`. */
+  redact?: (args: Args) => unknown
+  /**
+   * How the outcome of an interrupted call is found out, instead of
+   * `TOOL_OUTCOME_UNKNOWN`; see `RawTool.reconcile` and docs/runner.md.
+   */
+  reconcile?: ToolReconciler<Args>
 }
 
 /** What {@link getDefinedToolMetadata} returns. */
@@ -88,6 +95,8 @@ export function defineTool<Args = any>(options: DefineToolOptions<Args>): Tool<a
     sideEffect,
     idempotent,
     handler: (args, _ctx, _meta, call) => execute(args, call),
+    redact: options.redact,
+    reconcile: options.reconcile,
   })
   if (sideEffect && !idempotent && typeof execute === 'function' && execute.length < 2) {
     warnIdempotencyKeyUnreachable(name, 'execute() takes no `call` parameter and')

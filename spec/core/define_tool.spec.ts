@@ -50,6 +50,26 @@ describe('defineTool', () => {
     expect(seen!.call.idempotencyKey).toMatch(/^[0-9a-f]{64}$/)
   })
 
+  it('takes redact (events record it) and reconcile (the Tool carries it), like new Tool', async () => {
+    const reconcile = async () => ({ applied: false as const })
+    const order = defineTool({
+      name: 'order3',
+      schema,
+      sideEffect: true,
+      idempotent: false,
+      redact: ({ sku }) => ({ sku: `${sku.slice(0, 1)}…` }),
+      reconcile,
+      execute: async (args, call) => `ordered ${args.sku} ${call.callId.length}`,
+    })
+    expect(order.reconcile).toBe(reconcile)
+    const ctx = createDispatchContext()
+    const logged: unknown[] = []
+    ctx.on('toolExecutionStart', (event) => logged.push(event.args))
+    expect(await order.executor(ctx)({ sku: 'A1' })).toBe('ordered A1 64')
+    expect(logged).toEqual([{ sku: 'A…' }])
+    expect(defineTool({ name: 'plain', schema, execute: async () => 'ok' }).reconcile).toBeUndefined()
+  })
+
   it('warns once when a non-idempotent side-effect execute omits the call parameter', () => {
     const spy = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
     try {
