@@ -58,5 +58,6 @@ export {
 } from '../runner/journal.js'
 export {
   retryWarning,
+  type RetryWarningOptions,
 } from '../runner/retry_warning.js'
 export { redactToolInput } from '../runner/journal.js'

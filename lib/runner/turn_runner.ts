@@ -563,7 +563,7 @@ class Turn {
       (row) => row.attempt < attempt,
     )
     if (rows.length === 0) return
-    const content = retryWarning(rows, attempt)
+    const content = retryWarning(rows, attempt, { replays: this.#claiming !== undefined })
     this.#messages.push({ role: 'user', content })
     this.#services.emit({ type: 'retry-warning', content, calls: rows })
   }

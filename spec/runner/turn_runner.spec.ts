@@ -556,6 +556,9 @@ describe('TurnRunner retries and journal', () => {
     expect(warning.content).not.toContain('lookup')
     expect(firstRequest!.messages[1]).toEqual({ role: 'user', content: 'notify ops' })
     expect(events.some((e) => e.type === 'retry-warning')).toBe(true)
+    // A claiming journal replays the same call: the warning says so instead of "not safe to repeat".
+    expect(warning.content).toContain('exactly the same arguments does not repeat it')
+    expect(warning.content).not.toContain('not safe to repeat')
     // The journal claims non-idempotent calls: attempt 2 replays the email
     // attempt 1 sent instead of sending it again (the handler ran once).
     expect(keys).toHaveLength(1)
