@@ -15,6 +15,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import {
   JsonlJournal,
   Permissions,
+  Tool,
   TurnRunner,
   createDispatchContext,
   createMcpServer,
@@ -22,6 +23,7 @@ import {
   loadPermissionPolicy,
   scriptedModel,
   toAiSdkTools,
+  validator,
   type PermissionDecisionEvent,
   type PermissionPolicy,
   type TurnEvent,
@@ -129,6 +131,49 @@ describe('the same policy file, the same decisions', () => {
       else expect(results.readme!.text).toContain('does not support elicitation')
       expect(decided.find((e) => e.policyDecision === 'ask')!.approver).toBe(withElicitation ? 'mcp-elicitation' : 'none')
     }
+  })
+
+  it('through the AI SDK: an approved call runs when the schema fills defaults the model left out', async () => {
+    // The SDK validates an approved call's input again and wants the result to
+    // equal the call's input: a schema with defaults must still pass.
+    const ran: unknown[] = []
+    const deploy = new Tool({
+      name: 'deploy',
+      description: 'Deploy a target',
+      inputSchema: validator.object({ target: validator.string().required(), mode: validator.string().default('safe') }),
+      sideEffect: true,
+      idempotent: true,
+      handler: (args) => {
+        ran.push(args)
+        return `deployed ${args.target} (${args.mode})`
+      },
+    })
+    const ctx = createDispatchContext({ permissions: new Permissions({ policy: { default: 'ask', rules: [] } }) })
+    const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } }
+    const steps: LanguageModelV3GenerateResult[] = [
+      {
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'deploy', input: JSON.stringify({ target: 'prod' }) }],
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage,
+        warnings: [],
+      },
+      { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+    ]
+    let call = 0
+    const model = new MockLanguageModelV3({ doGenerate: async () => steps[call++]! })
+    const aiTools = toAiSdkTools([deploy], ctx)
+    const first = await generateText({ model, tools: aiTools, prompt: 'go' })
+    const requests = first.content.filter((p) => p.type === 'tool-approval-request')
+    expect(requests).toHaveLength(1)
+    expect(ran).toEqual([])
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'go' },
+      ...first.response.messages,
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: requests[0]!.approvalId, approved: true }] },
+    ]
+    const second = await generateText({ model, tools: aiTools, messages })
+    expect(ran).toEqual([{ target: 'prod', mode: 'safe' }])
+    expect(JSON.stringify(second.response.messages)).toContain('deployed prod (safe)')
   })
 
   it('through the AI SDK: ask becomes needsApproval, and only an approved call runs', async () => {
