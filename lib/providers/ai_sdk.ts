@@ -10,6 +10,7 @@ import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { BaseException, errorSummary, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
+import { linkSignals } from '../utils/linked_signal.js'
 import { aiSdkApproval } from './ai_sdk_approval.js'
 import type { JsonSchema } from './json_schema.js'
 import { dropOptionalNulls } from './optional_nulls.js'
@@ -182,12 +183,17 @@ function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBy
     inputSchema: inputSchemaOf(tool, prepare),
     ...(approval ? { needsApproval: approval.needsApproval } : {}),
     execute: async (input, { toolCallId, abortSignal }) => {
-      const turnCtx = createCallContext(ctx, { toolCallId, signal: abortSignal })
+      // Linked for this call only and released when it ends: the turn's
+      // context may serve many calls, and nothing of a finished one stays on it.
+      const link = abortSignal === undefined ? undefined : linkSignals([ctx.abortSignal, abortSignal])
+      const turnCtx = { ...createCallContext(ctx, { toolCallId }), abortSignal: link?.signal ?? ctx.abortSignal }
       const callCtx = approval ? { ...turnCtx, permissions: approval.gateFor(toolCallId) } : turnCtx
       try {
         return await toolResultToText(await tool.executor(callCtx)(prepare(input)), { maxBytes })
       } catch (error) {
         throw withCodeInMessage(error)
+      } finally {
+        link?.release()
       }
     },
   }

@@ -8,7 +8,8 @@ import { promisify } from 'node:util'
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
 import { asSchema, generateText, jsonSchema, stepCountIs, type ToolSet } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { getEventListeners } from 'node:events'
 import {
   Tool,
   createDispatchContext,
@@ -169,6 +170,47 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     expect(seen?.toolCallId).toBe('sdk-call-8')
     expect(aborted).toBe(true)
     expect(ctx.abortSignal.aborted).toBe(false)
+  })
+
+  it('links the turn context to each call only while it runs: finished calls leave no listener, aborting the turn aborts a running call', async () => {
+    let release: () => void = () => undefined
+    let signalSeen: AbortSignal | undefined
+    let waiting = false
+    const waiter = new Tool({
+      name: 'waiter',
+      description: 'Waits until released or cancelled',
+      inputSchema: validator.object({ wait: validator.boolean().required() }),
+      handler: async ({ wait }, _ctx, _meta, call) => {
+        signalSeen = call.signal
+        if (!wait) return 'done'
+        waiting = true
+        await new Promise<void>((resolve) => {
+          release = resolve
+          call.signal.addEventListener('abort', () => resolve(), { once: true })
+        })
+        return call.signal.aborted ? 'cancelled' : 'released'
+      },
+    })
+    const ctx = createDispatchContext()
+    const tools = toAiSdkTools({ waiter }, ctx)
+    const controller = new AbortController()
+    for (let i = 0; i < 5; i++) {
+      const model = scriptedModel([callsStep({ toolCallId: `quick-${i}`, toolName: 'waiter', input: { wait: false } }), textStep('ok')])
+      await generateText({ model: model.model, tools, prompt: 'go', stopWhen: stepCountIs(3), abortSignal: controller.signal })
+    }
+    expect(getEventListeners(ctx.abortSignal, 'abort')).toHaveLength(0)
+    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1)
+
+    const model = scriptedModel([callsStep({ toolCallId: 'slow', toolName: 'waiter', input: { wait: true } }), textStep('ok')])
+    const running = generateText({ model: model.model, tools, prompt: 'go', stopWhen: stepCountIs(3), abortSignal: controller.signal })
+    await vi.waitFor(() => expect(waiting).toBe(true))
+    expect(signalSeen?.aborted).toBe(false)
+    expect(getEventListeners(ctx.abortSignal, 'abort')).toHaveLength(1)
+    ctx.abort(new Error('turn over'))
+    await running.catch(() => undefined)
+    expect(signalSeen?.aborted).toBe(true)
+    expect(getEventListeners(ctx.abortSignal, 'abort')).toHaveLength(0)
+    release()
   })
 
   it("produces schemas the SDK's asSchema recognises as ready JSON Schema, like its own jsonSchema()", async () => {
