@@ -5,7 +5,7 @@
 // Shared chunks keep one copy of every class across the entries, so
 // `instanceof` agrees between 'toolsmith' and 'toolsmith/tools'. Packages
 // stay external; the CLI (dist/cli) keeps tsc's per-file output.
-import { readdirSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -28,3 +28,9 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
 })
+
+// tsc writes files without the execute bit; the CLI is the package's `bin`,
+// and `npx toolsmith` in this repository runs it in place (an install from
+// the registry or a tarball would set the bit itself).
+const cli = path.join(root, 'dist/cli/main.js')
+if (existsSync(cli)) chmodSync(cli, 0o755)
