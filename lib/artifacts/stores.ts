@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { createReadStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -233,6 +233,11 @@ const WRITE_BATCH_BYTES = 256 * 1024
  * which remove every version. Call {@link FileSpoolStore.clear} to remove
  * every file (and the folder, when the store created it).
  *
+ * Stores (in one process or several) that share a `dir` read each other's
+ * spools: {@link FileSpoolStore.read} of an id this store did not write finds
+ * the newest complete file another store wrote under it (how a worker
+ * replays a large result another worker recorded; docs/runner.md).
+ *
  * @example
  * ```ts
  * const store = new FileSpoolStore()            // fresh temp folder
@@ -351,13 +356,46 @@ export class FileSpoolStore implements SpoolStore {
   }
 
   /**
-   * The reader for `id`.
+   * The reader for `id`: this store's own, else the newest complete file
+   * another store sharing the folder wrote under `id`.
    *
    * @param id - The id.
    * @returns The reader, or `undefined`.
    */
   read(id: string): SpoolReader | undefined {
-    return this.#readers.get(id)
+    return this.#readers.get(id) ?? this.#fromFolder(id)
+  }
+
+  /**
+   * A spool another store (another worker process) wrote under `id` in the
+   * same folder: its newest complete file, whose line index is built on
+   * first use. Remembered, but not owned: `delete` and `clear` remove only
+   * this store's own files.
+   */
+  #fromFolder(id: string): SpoolReader | undefined {
+    const prefix = `${sha256Hex(id)}-`
+    let newest: { path: string; mtimeMs: number } | undefined
+    let names: string[]
+    try {
+      names = readdirSync(this.#dir)
+    } catch {
+      return undefined
+    }
+    for (const name of names) {
+      // Complete files only: a write in progress is still `….spool.<pid>.tmp`.
+      if (!name.startsWith(prefix) || !name.endsWith('.spool')) continue
+      const path = join(this.#dir, name)
+      try {
+        const stats = statSync(path)
+        if (stats.isFile() && (newest === undefined || stats.mtimeMs > newest.mtimeMs)) newest = { path, mtimeMs: stats.mtimeMs }
+      } catch {
+        // Deleted meanwhile by its owner: not a candidate.
+      }
+    }
+    if (newest === undefined) return undefined
+    const reader = new FileSpoolReader(newest.path)
+    this.#readers.set(id, reader)
+    return reader
   }
 
   /**
@@ -369,6 +407,7 @@ export class FileSpoolStore implements SpoolStore {
    */
   async delete(id: string): Promise<boolean> {
     if (!this.#readers.has(id)) return false
+    // Another store's file read through this one is forgotten, never removed.
     const paths = this.#files.get(id) ?? []
     this.#readers.delete(id)
     this.#files.delete(id)
@@ -406,15 +445,19 @@ async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> 
  */
 export class FileSpoolReader implements SpoolReader {
   readonly #path: string
-  readonly #index: LineIndex
+  #index: LineIndex | Promise<LineIndex>
 
   /**
    * @param path - The spool file.
-   * @param index - Its line index, built while the file was written.
+   * @param index - Its line index, built while the file was written; when
+   *   omitted (a file written by another process), built by reading the
+   *   file once, on first use.
    */
-  constructor(path: string, index: LineIndex) {
+  constructor(path: string, index?: LineIndex) {
     this.#path = path
-    this.#index = index
+    this.#index = index ?? indexFile(path)
+    // Until someone asks, a failure to read the file is nobody's business.
+    if (this.#index instanceof Promise) this.#index.catch(() => undefined)
   }
 
   /** The spool file's path. */
@@ -438,7 +481,7 @@ export class FileSpoolReader implements SpoolReader {
    * @returns The line count.
    */
   async lineCount(): Promise<number> {
-    return this.#index.lineCount
+    return (await this.#index).lineCount
   }
 
   /**
@@ -447,7 +490,7 @@ export class FileSpoolReader implements SpoolReader {
    * @returns The byte length.
    */
   async byteLength(): Promise<number> {
-    return this.#index.byteLength
+    return (await this.#index).byteLength
   }
 
   /**
@@ -474,6 +517,7 @@ export class FileSpoolReader implements SpoolReader {
    * @returns The lines.
    */
   async *lines(start = 0, end = Infinity, options: SpoolLinesOptions = {}): AsyncGenerator<SpoolLine> {
+    const index = await this.#index
     const handle = await open(this.#path, 'r')
     try {
       const read = async (position: number, length: number): Promise<Uint8Array> => {
@@ -481,9 +525,16 @@ export class FileSpoolReader implements SpoolReader {
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
         return buffer.subarray(0, bytesRead)
       }
-      yield* scanLines(this.#index, read, start, end, options.maxLineBytes)
+      yield* scanLines(index, read, start, end, options.maxLineBytes)
     } finally {
       await handle.close()
     }
   }
+}
+
+/** The line index of a finished spool file, read once in big chunks. */
+async function indexFile(path: string): Promise<LineIndex> {
+  const builder = new LineIndexBuilder()
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) builder.push(chunk as Buffer)
+  return builder.finish()
 }

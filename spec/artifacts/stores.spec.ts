@@ -1,5 +1,5 @@
 import { LineIndexBuilder } from '../../lib/entries/internal.js'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -10,6 +10,7 @@ import {
   InMemorySpoolStore,
   MemorySpoolReader,
   isSpoolReader,
+  sha256Hex,
   type SpoolInput,
   type SpoolReader,
   type SpoolStore,
@@ -181,6 +182,31 @@ describe('FileSpoolStore', () => {
       await store.clear()
     }
     expect(existsSync(store.dir)).toBe(false)
+  })
+
+  it('reads a spool another store (another worker) wrote in the same folder, without owning it', async () => {
+    const writer = fileStore()
+    const other = new FileSpoolStore({ dir: writer.dir })
+    const text = Array.from({ length: 50_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 40)}`).join('\n') + '\nlast'
+    await writer.write('call-1', 'first version\n')
+    await new Promise((r) => setTimeout(r, 20)) // a later mtime for the second version
+    await writer.write('call-1', text)
+    expect(other.read('missing')).toBeUndefined()
+    const reader = other.read('call-1')!
+    expect(reader).toBeDefined()
+    expect(await reader.lineCount()).toBe(referenceLines(text).length)
+    expect(await reader.byteLength()).toBe(Buffer.byteLength(text))
+    expect(await reader.line(49_999)).toBe(`line 49999 ${'x'.repeat(49_999 % 40)}`)
+    expect(await reader.line(50_000)).toBe('last')
+    expect(await allLines(reader)).toEqual(referenceLines(text))
+    expect(await reader.readAll()).toBe(text)
+    // Forgetting it in the reading store leaves the writer's file alone.
+    expect(await other.delete('call-1')).toBe(true)
+    expect(await writer.read('call-1')!.readAll()).toBe(text)
+    // A write still in progress (a .tmp file) is not a spool yet.
+    const late = new FileSpoolStore({ dir: writer.dir })
+    writeFileSync(join(writer.dir, `${sha256Hex('half')}-abcd-1.spool.123.tmp`), 'partial')
+    expect(late.read('half')).toBeUndefined()
   })
 
   it('a deleted spool fails cleanly when read', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   E_INVALID_OPTIONS,
+  FileSpoolStore,
   InMemorySpoolStore,
   JsonlJournal,
   Permissions,
@@ -197,6 +198,23 @@ describe.each(stores)('exactly-once calls with %s', (_name, make) => {
     const second = await new TurnRunner({ ...options, model: scriptedModel([calls(2), { text: 'ok' }]), identity: identity(2) }).run('pay')
     expect(runs).toHaveLength(1)
     expect(await second.toolCalls[0]!.results!.asString()).toBe('x'.repeat(300_000))
+  })
+
+  it('replays a large result spooled by another worker when both stores share a folder', async () => {
+    const journal = make()
+    const dir = trackedMkdtemp(join(tmpdir(), 'toolsmith-shared-spool-'))
+    const { tool, runs } = counter({ bytes: 300_000 })
+      const base = { tools: [tool], journal, inlineBudgetBytes: 1_000 }
+      // Two stores on one folder: what two worker processes with the same `dir` have.
+      await new TurnRunner({ ...base, spoolStore: new FileSpoolStore({ dir }), model: scriptedModel([calls(2), { text: 'ok' }]), identity: identity(1) }).run('pay')
+      const second = await new TurnRunner({
+        ...base,
+        spoolStore: new FileSpoolStore({ dir }),
+        model: scriptedModel([calls(2), { text: 'ok' }]),
+        identity: identity(2),
+      }).run('pay')
+      expect(runs).toHaveLength(1)
+      expect(await second.toolCalls[0]!.results!.asString()).toBe('x'.repeat(300_000))
   })
 
   it('resumes an interrupted turn from its checkpoint: no model step and no completed call is repeated', async () => {
