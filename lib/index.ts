@@ -455,6 +455,7 @@ export {
   postgresJournalMigration,
   type PgPoolClient,
   type PgPoolLike,
+  type PgQueryConfig,
   type PgQueryResult,
   type PostgresJournalOptions,
 } from './runner/postgres_journal.js'

@@ -37,6 +37,7 @@ export {
   postgresJournalMigration,
   type PgPoolClient,
   type PgPoolLike,
+  type PgQueryConfig,
   type PgQueryResult,
   type PostgresJournalOptions,
 } from '../runner/postgres_journal.js'

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { E_INVALID_OPTIONS, E_JOURNAL_UNAVAILABLE, E_OPTIONAL_DEPENDENCY_MISSING } from '../exceptions.js'
 import {
@@ -34,6 +35,19 @@ export interface PgQueryResult {
   /** Rows inserted, updated or returned. */
   rowCount: number | null
 }
+/**
+ * A statement as `pg` takes it: with a `name`, the driver parses it once per
+ * connection (a named prepared statement) and afterwards only binds and
+ * executes it.
+ */
+export interface PgQueryConfig {
+  /** The prepared statement's name, unique per statement text; absent for a one-off statement. */
+  name?: string
+  /** The SQL. */
+  text: string
+  /** The bound parameters. */
+  values?: unknown[]
+}
 /** The part of a checked-out `pg` client a {@link PostgresJournal} uses. */
 export interface PgPoolClient {
   /** Run one statement. */
@@ -45,6 +59,8 @@ export interface PgPoolClient {
 export interface PgPoolLike {
   /** Run one statement. */
   query(sql: string, params?: unknown[]): Promise<PgQueryResult>
+  /** Run one statement given as a query config (named: prepared once per connection). */
+  query(config: PgQueryConfig): Promise<PgQueryResult>
   /** Check out a client (for the migration's transaction). */
   connect(): Promise<PgPoolClient>
   /** Close every connection. */
@@ -75,6 +91,16 @@ export interface PostgresJournalOptions extends JournalOptions {
    * @defaultValue 5_000
    */
   connectionTimeoutMs?: number
+  /**
+   * Send the journal's fixed statements (claim, outcome, lease renewal, row,
+   * checkpoint) as named prepared statements, parsed and planned once per
+   * connection instead of on every call. Turn it off only behind a pooler that
+   * cannot keep protocol-level prepared statements (PgBouncer in transaction
+   * mode before 1.21, or without `max_prepared_statements`).
+   *
+   * @defaultValue true
+   */
+  preparedStatements?: boolean
 }
 
 let cachedPool: PoolConstructor | undefined
@@ -174,6 +200,73 @@ export function postgresJournalMigration(schema: string): string[] {
   ]
 }
 
+/** A fixed statement of the journal: its text, and its prepared-statement name when those are on. */
+interface Statement {
+  name?: string
+  text: string
+}
+
+/** The journal's fixed statements, built once per journal (they depend only on the schema). */
+interface Statements {
+  record: Statement
+  sideEffects: Statement
+  claim: Statement
+  renew: Statement
+  takeOver: Statement
+  complete: Statement
+  release: Statement
+  getClaim: Statement
+  saveTurn: Statement
+}
+
+const ROW_COLUMNS = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
+const ROW_TYPES = [...TOOL_CALL_ROW_FIELDS.map((f) => TYPES[f]), 'boolean', 'boolean']
+const ROW_SELECT = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
+
+function statements(t: { calls: string; claims: string; turns: string }, prepared: boolean): Statements {
+  const values = (from: number): string => ROW_COLUMNS.map((_, i) => `$${i + from}`).join(', ')
+  // In the outcome, parameter $3 on are the row's fields, typed explicitly:
+  // an INSERT … SELECT cannot infer them from the target columns.
+  const at = (field: keyof ToolCallRow): string => `$${TOOL_CALL_ROW_FIELDS.indexOf(field as never) + 3}::${TYPES[field]}`
+  const texts: Record<keyof Statements, string> = {
+    record: `INSERT INTO ${t.calls} (${ROW_COLUMNS.join(', ')}) VALUES (${values(1)})`,
+    sideEffects:
+      `SELECT ${ROW_SELECT} FROM ${t.calls} WHERE run_id = $1 AND node_id = $2 AND iteration = $3 ` +
+      'AND ((side_effect AND NOT idempotent) OR side_effect IS NULL) ORDER BY id',
+    claim:
+      `INSERT INTO ${t.claims} (claim_key, owner, lease_expires_at_ms, ${ROW_COLUMNS.join(', ')}) ` +
+      `VALUES ($1, $2, ${NOW_MS} + $3::bigint, ${values(4)}) ` +
+      'ON CONFLICT (claim_key) DO NOTHING RETURNING lease_expires_at_ms',
+    renew: `UPDATE ${t.claims} SET lease_expires_at_ms = ${NOW_MS} + $3::bigint WHERE claim_key = $1 AND owner = $2 AND status = 'running'`,
+    takeOver:
+      `UPDATE ${t.claims} SET owner = $3, lease_expires_at_ms = ${NOW_MS} + $4::bigint ` +
+      "WHERE claim_key = $1 AND owner = $2 AND status = 'running'",
+    complete:
+      `WITH settled AS (UPDATE ${t.claims} SET status = ${at('status')}, output_json = ${at('outputJson')}, ` +
+      `error_json = ${at('errorJson')}, finished_at_ms = ${at('finishedAtMs')}, replayed = ${at('replayed')} ` +
+      "WHERE claim_key = $1 AND owner = $2 AND status = 'running' RETURNING 1) " +
+      `INSERT INTO ${t.calls} (${ROW_COLUMNS.join(', ')}) SELECT ${ROW_COLUMNS.map((_, i) => `$${i + 3}::${ROW_TYPES[i]}`).join(', ')} FROM settled`,
+    release: `DELETE FROM ${t.claims} WHERE claim_key = $1 AND owner = $2 AND status = 'running'`,
+    getClaim:
+      `SELECT claim_key AS "claimKey", owner, lease_expires_at_ms AS "leaseExpiresAtMs", ${ROW_SELECT}, ` +
+      `lease_expires_at_ms <= ${NOW_MS} AS "expired" FROM ${t.claims} WHERE claim_key = $1`,
+    saveTurn:
+      `INSERT INTO ${t.turns} (run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ` +
+      'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id, node_id, iteration) DO UPDATE SET ' +
+      'attempt = EXCLUDED.attempt, prompt = EXCLUDED.prompt, messages_json = EXCLUDED.messages_json, steps = EXCLUDED.steps, ' +
+      'state_json = EXCLUDED.state_json, done = EXCLUDED.done, updated_at_ms = EXCLUDED.updated_at_ms',
+  }
+  const out = {} as Statements
+  for (const [key, text] of Object.entries(texts) as [keyof Statements, string][]) {
+    // The name is derived from the text: two journals on one pool with
+    // different schemas get different names (pg refuses one name for two
+    // texts), the same schema shares them, and a changed statement in a
+    // later version never meets a connection's stale preparation.
+    out[key] = prepared ? { name: `toolsmith_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text } : { text }
+  }
+  return out
+}
+
 /**
  * A journal in PostgreSQL: tables `tool_calls`, `tool_claims` and
  * `turn_checkpoints` in schema `toolsmith` (see {@link PostgresJournalOptions.schema}).
@@ -215,6 +308,7 @@ export class PostgresJournal implements ClaimingJournal {
   readonly #ownsPool: boolean
   readonly #secrets: string[]
   readonly #t: { calls: string; claims: string; turns: string }
+  readonly #sql: Statements
 
   /**
    * @param connection - A `postgres://user:password@host:port/database` URL, or a `pg.Pool` you own
@@ -235,6 +329,9 @@ export class PostgresJournal implements ClaimingJournal {
     this.maxOutputBytes = max
     this.schema = schema
     this.#t = { calls: `"${schema}".tool_calls`, claims: `"${schema}".tool_claims`, turns: `"${schema}".turn_checkpoints` }
+    const prepared = options.preparedStatements ?? true
+    if (typeof prepared !== 'boolean') throw new E_INVALID_OPTIONS(`preparedStatements must be true or false (got ${String(prepared)})`)
+    this.#sql = statements(this.#t, prepared)
     if (typeof connection === 'string') {
       const url = parsePostgresUrl(connection)
       this.target = url.target
@@ -291,11 +388,7 @@ export class PostgresJournal implements ClaimingJournal {
    * @param flags - The tool's flags; see {@link ToolCallJournal.record}.
    */
   async record(row: ToolCallRow, flags?: ToolCallFlags): Promise<void> {
-    const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
-    await this.#query(
-      `INSERT INTO ${this.#t.calls} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-      this.#params(normaliseRow(row, this.maxOutputBytes), flags),
-    )
+    await this.#query(this.#sql.record, this.#params(normaliseRow(row, this.maxOutputBytes), flags))
   }
 
   /**
@@ -314,7 +407,8 @@ export class PostgresJournal implements ClaimingJournal {
       params.push(value)
       where.push(`${column} = $${params.length}`)
     }
-    return this.#select(where, params)
+    const sql = `SELECT ${ROW_SELECT} FROM ${this.#t.calls}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id`
+    return this.#rows(await this.#query({ text: sql }, params))
   }
 
   /**
@@ -324,10 +418,7 @@ export class PostgresJournal implements ClaimingJournal {
    * @returns The rows, oldest first.
    */
   async sideEffectsFor(scope: ToolCallScope): Promise<ToolCallRow[]> {
-    return this.#select(
-      ['run_id = $1', 'node_id = $2', 'iteration = $3', '((side_effect AND NOT idempotent) OR side_effect IS NULL)'],
-      [scope.runId, scope.nodeId, scope.iteration],
-    )
+    return this.#rows(await this.#query(this.#sql.sideEffects, [scope.runId, scope.nodeId, scope.iteration]))
   }
 
   /**
@@ -339,14 +430,8 @@ export class PostgresJournal implements ClaimingJournal {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     const normal = normaliseRow(request.row, this.maxOutputBytes)
     const row = { ...normal, status: 'running' as const, outputJson: null, errorJson: null }
-    const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
     const params = [request.claimKey, request.owner, request.leaseMs, ...this.#params(row as unknown as ToolCallRow, request.flags)]
-    const inserted = await this.#query(
-      `INSERT INTO ${this.#t.claims} (claim_key, owner, lease_expires_at_ms, ${columns.join(', ')}) ` +
-        `VALUES ($1, $2, ${NOW_MS} + $3::bigint, ${columns.map((_, i) => `$${i + 4}`).join(', ')}) ` +
-        'ON CONFLICT (claim_key) DO NOTHING RETURNING lease_expires_at_ms',
-      params,
-    )
+    const inserted = await this.#query(this.#sql.claim, params)
     if (inserted.rowCount === 1) {
       const leaseExpiresAtMs = Number(inserted.rows[0]!.lease_expires_at_ms)
       return {
@@ -368,10 +453,7 @@ export class PostgresJournal implements ClaimingJournal {
    * @returns Whether the claim is still this owner's and running.
    */
   async renew(claimKey: string, owner: string, leaseMs: number): Promise<boolean> {
-    const result = await this.#query(
-      `UPDATE ${this.#t.claims} SET lease_expires_at_ms = ${NOW_MS} + $3::bigint WHERE claim_key = $1 AND owner = $2 AND status = 'running'`,
-      [claimKey, owner, leaseMs],
-    )
+    const result = await this.#query(this.#sql.renew, [claimKey, owner, leaseMs])
     return result.rowCount === 1
   }
 
@@ -385,11 +467,7 @@ export class PostgresJournal implements ClaimingJournal {
    * @returns Whether the claim is now `toOwner`'s.
    */
   async takeOver(claimKey: string, fromOwner: string, toOwner: string, leaseMs: number): Promise<boolean> {
-    const result = await this.#query(
-      `UPDATE ${this.#t.claims} SET owner = $3, lease_expires_at_ms = ${NOW_MS} + $4::bigint ` +
-        "WHERE claim_key = $1 AND owner = $2 AND status = 'running'",
-      [claimKey, fromOwner, toOwner, leaseMs],
-    )
+    const result = await this.#query(this.#sql.takeOver, [claimKey, fromOwner, toOwner, leaseMs])
     return result.rowCount === 1
   }
 
@@ -403,18 +481,8 @@ export class PostgresJournal implements ClaimingJournal {
    * @returns Whether the claim was this owner's.
    */
   async complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean> {
-    const normal = normaliseRow(row, this.maxOutputBytes)
-    const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
-    const types = [...TOOL_CALL_ROW_FIELDS.map((f) => TYPES[f]), 'boolean', 'boolean']
-    const params = [claimKey, owner, ...this.#params(normal, flags)]
-    const at = (field: keyof ToolCallRow): string => `$${TOOL_CALL_ROW_FIELDS.indexOf(field as never) + 3}::${TYPES[field]}`
-    const result = await this.#query(
-      `WITH settled AS (UPDATE ${this.#t.claims} SET status = ${at('status')}, output_json = ${at('outputJson')}, ` +
-        `error_json = ${at('errorJson')}, finished_at_ms = ${at('finishedAtMs')}, replayed = ${at('replayed')} ` +
-        "WHERE claim_key = $1 AND owner = $2 AND status = 'running' RETURNING 1) " +
-        `INSERT INTO ${this.#t.calls} (${columns.join(', ')}) SELECT ${columns.map((_, i) => `$${i + 3}::${types[i]}`).join(', ')} FROM settled`,
-      params,
-    )
+    const params = [claimKey, owner, ...this.#params(normaliseRow(row, this.maxOutputBytes), flags)]
+    const result = await this.#query(this.#sql.complete, params)
     return result.rowCount === 1
   }
 
@@ -426,7 +494,7 @@ export class PostgresJournal implements ClaimingJournal {
    * @returns Whether it was this owner's running claim.
    */
   async release(claimKey: string, owner: string): Promise<boolean> {
-    const result = await this.#query(`DELETE FROM ${this.#t.claims} WHERE claim_key = $1 AND owner = $2 AND status = 'running'`, [claimKey, owner])
+    const result = await this.#query(this.#sql.release, [claimKey, owner])
     return result.rowCount === 1
   }
 
@@ -437,12 +505,7 @@ export class PostgresJournal implements ClaimingJournal {
    * @returns The claim, or `undefined`.
    */
   async getClaim(claimKey: string): Promise<ToolCallClaim | undefined> {
-    const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
-    const result = await this.#query(
-      `SELECT claim_key AS "claimKey", owner, lease_expires_at_ms AS "leaseExpiresAtMs", ${select}, ` +
-        `lease_expires_at_ms <= ${NOW_MS} AS "expired" FROM ${this.#t.claims} WHERE claim_key = $1`,
-      [claimKey],
-    )
+    const result = await this.#query(this.#sql.getClaim, [claimKey])
     const record = result.rows[0]
     if (!record) return undefined
     const claim = claimFromSql(record, 0)
@@ -456,13 +519,7 @@ export class PostgresJournal implements ClaimingJournal {
    */
   async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
     const c = checkpoint
-    await this.#query(
-      `INSERT INTO ${this.#t.turns} (run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ` +
-        'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id, node_id, iteration) DO UPDATE SET ' +
-        'attempt = EXCLUDED.attempt, prompt = EXCLUDED.prompt, messages_json = EXCLUDED.messages_json, steps = EXCLUDED.steps, ' +
-        'state_json = EXCLUDED.state_json, done = EXCLUDED.done, updated_at_ms = EXCLUDED.updated_at_ms',
-      [c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, c.done, c.updatedAtMs],
-    )
+    await this.#query(this.#sql.saveTurn, [c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, c.done, c.updatedAtMs])
   }
 
   /**
@@ -477,10 +534,8 @@ export class PostgresJournal implements ClaimingJournal {
     const params: unknown[] = [runId]
     if (scope.nodeId !== undefined) (params.push(scope.nodeId), where.push(`node_id = $${params.length}`))
     if (scope.iteration !== undefined) (params.push(scope.iteration), where.push(`iteration = $${params.length}`))
-    const result = await this.#query(
-      `SELECT ${CHECKPOINT_SELECT} FROM ${this.#t.turns} WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1`,
-      params,
-    )
+    // Up to four texts (by scope), read once per resume: left unprepared.
+    const result = await this.#query({ text: `SELECT ${CHECKPOINT_SELECT} FROM ${this.#t.turns} WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1` }, params)
     return result.rows[0] ? checkpointFromSql(result.rows[0]) : undefined
   }
 
@@ -489,10 +544,8 @@ export class PostgresJournal implements ClaimingJournal {
     if (this.#ownsPool) await this.#pool.end().catch(() => undefined)
   }
 
-  async #select(where: string[], params: unknown[]): Promise<ToolCallRow[]> {
-    const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
-    const sql = `SELECT ${select} FROM ${this.#t.calls}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id`
-    return (await this.#query(sql, params)).rows.map((r) => rowFromSql<ToolCallRow>(r))
+  #rows(result: PgQueryResult): ToolCallRow[] {
+    return result.rows.map((r) => rowFromSql<ToolCallRow>(r))
   }
 
   #params(normal: ToolCallRow, flags: ToolCallFlags | undefined): unknown[] {
@@ -503,8 +556,10 @@ export class PostgresJournal implements ClaimingJournal {
     ]
   }
 
-  #query(sql: string, params: unknown[]): Promise<PgQueryResult> {
-    return this.#run(() => this.#pool.query(sql, params))
+  #query(statement: Statement, values: unknown[]): Promise<PgQueryResult> {
+    // A config object, not (text, values): only that form carries the name.
+    const config: PgQueryConfig = statement.name === undefined ? { text: statement.text, values } : { name: statement.name, text: statement.text, values }
+    return this.#run(() => this.#pool.query(config))
   }
 
   async #run<T>(operation: () => Promise<T>): Promise<T> {

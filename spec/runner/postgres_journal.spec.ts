@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import pgDriver from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   E_INVALID_OPTIONS,
@@ -145,6 +146,45 @@ describe('PostgresJournal', () => {
     expect(runs).toEqual([1, 2, 3])
     expect(toolMessages(retry.messages).map((m) => m.content)).toEqual(['did 1', 'did 2', 'did 3'])
     expect((await journal.list({ attempt: 2 })).map((r) => r.replayed)).toEqual([true, true, true])
+  })
+
+  it('prepares its fixed statements once per connection, by text, so journals of two schemas share one pool', async () => {
+    // One connection: every statement of both journals goes through it.
+    const pool = new pgDriver.Pool({ connectionString: pg.url, max: 1 })
+    try {
+      const schemas = [`spec_${process.pid}_${schemaCount++}`, `spec_${process.pid}_${schemaCount++}`]
+      const [a, b] = schemas.map((schema) => new PostgresJournal(pool, { schema })) as [PostgresJournal, PostgresJournal]
+      await a.migrate()
+      const request = (key: string) => ({ claimKey: key, owner: 'w', leaseMs: 10_000, row: row(), flags: { sideEffect: true, idempotent: false } })
+      // A statement that failed to prepare (tables missing) is prepared again once they exist.
+      expect(await b.claim(request('k0')).catch((e: unknown) => e)).toBeInstanceOf(E_JOURNAL_UNAVAILABLE)
+      await b.migrate()
+      for (const journal of [a, b]) {
+        for (let i = 0; i < 7; i++) {
+          expect((await journal.claim(request(`k${i}`))).acquired).toBe(true)
+          expect(await journal.complete(`k${i}`, 'w', row({ seq: i, outputJson: `"out ${i}"` }), { sideEffect: true, idempotent: false })).toBe(true)
+        }
+        expect((await journal.claim(request('k3'))).claim.row.outputJson).toBe('"out 3"')
+        expect((await journal.list()).map((r) => r.outputJson)).toEqual(Array.from({ length: 7 }, (_, i) => `"out ${i}"`))
+      }
+      const prepared = async () =>
+        (await pool.query("SELECT name, statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE name LIKE 'toolsmith\\_%'"))
+          .rows as { name: string; statement: string; runs: string }[]
+      for (const schema of schemas) {
+        const claims = (await prepared()).filter((s) => s.statement.startsWith(`INSERT INTO "${schema}".tool_claims`))
+        // Parsed once, executed for every claim (b's failed first attempt never became a statement).
+        expect(claims).toHaveLength(1)
+        expect(Number(claims[0]!.runs)).toBe(8)
+      }
+      const before = (await prepared()).length
+      const unprepared = new PostgresJournal(pool, { schema: schemas[0], preparedStatements: false })
+      expect((await unprepared.claim(request('k-unprepared'))).acquired).toBe(true)
+      expect(await unprepared.complete('k-unprepared', 'w', row(), { sideEffect: true, idempotent: false })).toBe(true)
+      expect(await prepared()).toHaveLength(before)
+      expect(() => new PostgresJournal(pool, { preparedStatements: 'yes' as never })).toThrow(E_INVALID_OPTIONS)
+    } finally {
+      await pool.end()
+    }
   })
 
   it('refuses bad URLs and wrong credentials in one line, never showing the password', async () => {
