@@ -2,6 +2,9 @@
  * One bench process for the journal scale figure: `runners` TurnRunners,
  * side by side in this process, each making `calls` non-idempotent calls on
  * the given journal; prints the per-call claim and outcome latencies.
+ * Once loaded and connected it prints `ready` and waits for a line on stdin,
+ * so that several workers start their calls together (their start-up, a
+ * second or more of CPU each under tsx, is not part of the figure).
  *
  *   node --import tsx bench/children/journal_worker.ts <pg|sqlite> <url|file> <runners> <calls> <runPrefix>
  *
@@ -50,6 +53,12 @@ const tick = new Tool({
   handler: async ({ n }: { n: number }, _ctx, _meta, _call) => `tick ${n}`,
 })
 
+// Connect (and check the tables) before the barrier: the first call should
+// not pay for the TCP and authentication handshake.
+await inner.list({ runId: '(warm-up)' })
+process.stdout.write('ready\n')
+await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()))
+process.stdin.pause()
 const startedAt = Date.now()
 await Promise.all(
   Array.from({ length: runners }, (_, r) =>
@@ -63,4 +72,4 @@ await Promise.all(
 )
 const endedAt = Date.now()
 await inner.close()
-process.stdout.write(JSON.stringify({ startedAt, endedAt, claimMs, completeMs }))
+process.stdout.write(`${JSON.stringify({ startedAt, endedAt, claimMs, completeMs })}\n`)

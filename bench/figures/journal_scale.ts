@@ -26,18 +26,35 @@ interface WorkerReport {
   completeMs: number[]
 }
 
-function runWorker(args: string[]): Promise<WorkerReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Start workers, wait until every one has loaded and connected, then let
+ * them all go at once: the figure measures the calls, not 8 tsx start-ups
+ * competing with the first workers' calls for the 2 cores.
+ */
+async function runWorkers(argsList: string[][]): Promise<WorkerReport[]> {
+  const started = argsList.map((args) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
-    child.stdout.on('data', (c) => (out += c))
-    child.stderr.on('data', (c) => (err += c))
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`journal worker exited with ${code}: ${err.trim().split('\n').at(-1) ?? ''}`))
-      resolve(JSON.parse(out) as WorkerReport)
+    let markReady: () => void = () => undefined
+    const ready = new Promise<void>((resolve) => (markReady = resolve))
+    child.stdout.on('data', (c) => {
+      out += c
+      if (out.startsWith('ready\n')) markReady()
     })
+    child.stderr.on('data', (c) => (err += c))
+    const done = new Promise<WorkerReport>((resolve, reject) => {
+      child.on('close', (code) => {
+        markReady()
+        if (code !== 0) return reject(new Error(`journal worker exited with ${code}: ${err.trim().split('\n').at(-1) ?? ''}`))
+        resolve(JSON.parse(out.slice('ready\n'.length)) as WorkerReport)
+      })
+    })
+    return { child, ready, done }
   })
+  await Promise.all(started.map((w) => w.ready))
+  for (const w of started) w.child.stdin.end('go\n')
+  return await Promise.all(started.map((w) => w.done))
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -95,13 +112,13 @@ export const journalScaleFigure: Figure = {
       await admin.close()
 
       config.log(`journal-scale: one runner, ${calls} calls, PostgreSQL then SQLite (overhead per call)`)
-      const pgSingle = await runWorker(['pg', url, '1', String(calls), 'single'])
-      const sqliteSingle = await runWorker(['sqlite', path.join(dir, 'single.db'), '1', String(calls), 'single'])
+      const [pgSingle] = (await runWorkers([['pg', url, '1', String(calls), 'single']])) as [WorkerReport]
+      const [sqliteSingle] = (await runWorkers([['sqlite', path.join(dir, 'single.db'), '1', String(calls), 'single']])) as [WorkerReport]
 
       config.log(`journal-scale: ${processes} processes × ${calls} calls on PostgreSQL`)
-      const pgMany = await Promise.all(Array.from({ length: processes }, (_, i) => runWorker(['pg', url, '1', String(calls), `many${i}`])))
+      const pgMany = await runWorkers(Array.from({ length: processes }, (_, i) => ['pg', url, '1', String(calls), `many${i}`]))
       config.log(`journal-scale: ${processes} runners × ${calls} calls in one process on SQLite`)
-      const sqliteMany = await runWorker(['sqlite', path.join(dir, 'many.db'), String(processes), String(calls), 'many'])
+      const [sqliteMany] = (await runWorkers([['sqlite', path.join(dir, 'many.db'), String(processes), String(calls), 'many']])) as [WorkerReport]
 
       const pgClaims = pgMany.flatMap((r) => r.claimMs)
       const sqliteClaims = sqliteMany.claimMs
