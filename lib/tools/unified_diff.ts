@@ -56,13 +56,27 @@ export interface FilePatch {
   readonly file: StructuredPatch
   /**
    * Each hunk's `@@ … @@` header as written in the patch, for messages (the
-   * parsed numbers lose digits past 2^53).
+   * parsed numbers lose digits past 2^53). Computed on first use: only a
+   * refusal needs them, and finding them splits the whole patch into lines.
    */
   readonly headers: readonly string[]
   /** The patch creates its file (`--- /dev/null` or `new file mode`). */
   readonly createsFile: boolean
   /** The patch as given. */
   readonly text: string
+}
+
+class ParsedFilePatch implements FilePatch {
+  #headers: readonly string[] | undefined
+  constructor(
+    readonly file: StructuredPatch,
+    readonly createsFile: boolean,
+    readonly text: string,
+  ) {}
+  get headers(): readonly string[] {
+    this.#headers ??= hunkHeaders(this.text, this.file.hunks)
+    return this.#headers
+  }
 }
 
 /**
@@ -111,14 +125,15 @@ export function parseFilePatch(path: string, patch: string): FilePatch {
   }
   const file = parsed[0]!
   if (file.isBinary) throw patchFailed(path, 'it is a binary patch')
-  const headers = hunkHeaders(patch, file.hunks)
+  const parsedPatch = new ParsedFilePatch(file, file.isCreate === true || file.oldFileName === '/dev/null', patch)
   file.hunks.forEach((hunk, index) => {
-    if (!hunk.lines.some((line) => !line.startsWith('\\'))) throw emptyHunk(path, patch, headers, index)
+    if (!hunk.lines.some((line) => !line.startsWith('\\'))) throw emptyHunk(path, patch, parsedPatch.headers, index)
   })
   for (let index = 1; index < file.hunks.length; index++) {
     const previous = file.hunks[index - 1]!
     // An earlier-placed hunk would be applied over text the library has already copied out.
     if (file.hunks[index]!.oldStart < previous.oldStart + previous.oldLines) {
+      const headers = parsedPatch.headers
       throw patchFailed(
         path,
         `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) starts before the end of hunk ${index} (${headers[index - 1]}): ` +
@@ -127,7 +142,7 @@ export function parseFilePatch(path: string, patch: string): FilePatch {
       )
     }
   }
-  return { file, headers, createsFile: file.isCreate === true || file.oldFileName === '/dev/null', text: patch }
+  return parsedPatch
 }
 
 /**
@@ -150,7 +165,7 @@ export function parseFilePatch(path: string, patch: string): FilePatch {
  *   creation patch for a file that has content.
  */
 export function applyFilePatch(path: string, source: string, patch: FilePatch): string {
-  const { file, headers } = patch
+  const { file } = patch
   if (patch.createsFile && source !== '') {
     throw patchFailed(
       path,
@@ -158,24 +173,20 @@ export function applyFilePatch(path: string, source: string, patch: FilePatch): 
         'use write to replace the whole file, or make the diff against its current content',
     )
   }
-  const fileLines = countLines(source)
-  refuseHunksPastTheEnd(path, file, headers, fileLines)
-  const eol = lineEndingOf(source, file)
-  const marker = unusedMarker(source, patch.text)
-  // The file's unterminated last line is marked too: if the patch adds lines
-  // after it, the library joins it to them with a bare "\n".
-  const text = source === '' || source.endsWith('\n') ? source : source + marker
-  const prepared = withMarkedLines(file, marker)
+  const breaks = lineBreaks(source)
+  const fileLines = breaks.lf + breaks.crlf + (source === '' || source.endsWith('\n') ? 0 : 1)
+  refuseHunksPastTheEnd(path, patch, fileLines)
+  const eol = lineEndingOf(breaks, file)
   const budget = { left: SEARCH_COMPARISONS + file.hunks.reduce((sum, hunk) => sum + hunk.oldLines, 0) }
-  const options = { autoConvertLineEndings: false, compareLine: lineComparer(marker, budget) }
+  const application = eol === '\n' && !patch.text.includes('\r') ? plainApplication(source, file) : markedApplication(source, patch, eol)
   let patched: string | false
   try {
-    patched = applyPatch(text, prepared, options)
+    patched = applyPatch(application.text, application.patch, { autoConvertLineEndings: false, compareLine: application.comparer(budget) })
   } catch (error) {
     if (error instanceof SearchLimitReached) throw searchLimit(path, file)
     throw error
   }
-  if (patched === false) throw mismatch(path, text, prepared, file, headers, marker)
+  if (patched === false) throw mismatch(path, application, patch)
   if (countLines(patched) !== fileLines + lineCountChange(file)) {
     // Possible only for an insertion-only hunk (nothing to match) that an
     // earlier hunk's offset pushed past the end: the library pads with blank lines.
@@ -186,8 +197,58 @@ export function applyFilePatch(path: string, source: string, patch: FilePatch): 
       { fileLines },
     )
   }
-  const restored = patched.split(marker + '\n').join(eol)
-  return restored.endsWith(marker) ? restored.slice(0, -marker.length) : restored
+  return application.restore(patched)
+}
+
+/**
+ * What goes into `applyPatch` for one file and patch, and how its output
+ * becomes the file's new text.
+ */
+interface Application {
+  /** The file's text as the library sees it. */
+  readonly text: string
+  /** The patch as the library sees it. */
+  readonly patch: StructuredPatch
+  /** The line comparer, charging every comparison to `budget`. */
+  comparer(budget: { left: number }): LineComparer
+  /** The library's output → the file's new text. */
+  restore(patched: string): string
+}
+
+type LineComparer = (lineNumber: number, line: string | undefined, operation: string, content: string) => boolean
+
+/**
+ * The common case, handed to the library as it is: the file's ending is LF
+ * and the patch has no CR anywhere. The library joins every line it outputs
+ * with "\n", which is then exactly the ending added lines (and a last line
+ * that gains a break) must get, and lines the patch leaves in place keep
+ * theirs; so nothing needs marking, the parsed patch is not copied, and the
+ * text stays one byte per character (a marker outside Latin-1 would turn the
+ * whole 150 KB into a two-byte string, slower for every step after it).
+ */
+function plainApplication(source: string, file: StructuredPatch): Application {
+  return { text: source, patch: file, comparer: plainComparer, restore: (patched) => patched }
+}
+
+/**
+ * Every other case: the file's ending is CRLF, or the patch carries CRs that
+ * must not reach the file. Added lines are marked so that their "\n" from the
+ * library can be told apart from the file's own LF lines and replaced by
+ * `eol`; every patch line loses its CR.
+ */
+function markedApplication(source: string, patch: FilePatch, eol: '\n' | '\r\n'): Application {
+  const marker = unusedMarker(source, patch.text)
+  return {
+    // The file's unterminated last line is marked too: if the patch adds lines
+    // after it, the library joins it to them with a bare "\n".
+    text: source === '' || source.endsWith('\n') ? source : source + marker,
+    patch: withMarkedLines(patch.file, marker),
+    comparer: (budget) => markedComparer(marker, budget),
+    restore: (patched) => {
+      const restored = patched.split(marker + '\n').join(eol)
+      return restored.endsWith(marker) ? restored.slice(0, -marker.length) : restored
+    },
+  }
 }
 
 /** Added minus removed lines: how many lines the patch adds to the file. */
@@ -263,11 +324,13 @@ function emptyHunk(path: string, patch: string, headers: readonly string[], inde
  * a time, synchronously, and applies an insertion-only hunk wherever it says:
  * refuse positions far past the end before it is called.
  */
-function refuseHunksPastTheEnd(path: string, file: StructuredPatch, headers: readonly string[], fileLines: number): void {
+function refuseHunksPastTheEnd(path: string, patch: FilePatch, fileLines: number): void {
+  const { file } = patch
   file.hunks.forEach((hunk, index) => {
     // oldStart of an insertion-only hunk is the line it goes before (parsePatch adds 1 to "-N,0").
     const last = hunk.oldLines > 0 ? fileLines + 1 + HUNK_START_MARGIN_LINES : fileLines + 1
     if (hunk.oldStart <= last) return
+    const headers = patch.headers
     throw patchFailed(
       path,
       `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) starts past the end of the file: ` +
@@ -285,14 +348,25 @@ function countLines(text: string): number {
   return text.endsWith('\n') ? breaks : breaks + 1
 }
 
-/** The ending added lines get: the file's (its majority), or for a file without line breaks the patch's. */
-function lineEndingOf(source: string, file: StructuredPatch): '\n' | '\r\n' {
-  let crlf = 0
+/** The line breaks of `source`, by kind: one pass gives both the line count and the ending. */
+function lineBreaks(source: string): { lf: number; crlf: number } {
   let lf = 0
+  // Most files have no CR at all: then every break is LF, counted without looking behind it.
+  if (!source.includes('\r')) {
+    for (let at = source.indexOf('\n'); at !== -1; at = source.indexOf('\n', at + 1)) lf++
+    return { lf, crlf: 0 }
+  }
+  let crlf = 0
   for (let at = source.indexOf('\n'); at !== -1; at = source.indexOf('\n', at + 1)) {
     if (at > 0 && source.charCodeAt(at - 1) === 13) crlf++
     else lf++
   }
+  return { lf, crlf }
+}
+
+/** The ending added lines get: the file's (its majority), or for a file without line breaks the patch's. */
+function lineEndingOf(breaks: { lf: number; crlf: number }, file: StructuredPatch): '\n' | '\r\n' {
+  let { crlf, lf } = breaks
   if (crlf + lf === 0) {
     for (const hunk of file.hunks) {
       hunk.lines.forEach((line, index) => {
@@ -345,8 +419,8 @@ class SearchLimitReached extends Error {}
  * `applyPatch` calls it for every line it tries at every position it tries,
  * so counting the calls bounds the whole search.
  */
-function lineComparer(marker: string, budget: { left: number }) {
-  return (_lineNumber: number, line: string | undefined, _operation: string, content: string): boolean => {
+function markedComparer(marker: string, budget: { left: number }): LineComparer {
+  return (_lineNumber, line, _operation, content) => {
     if (--budget.left < 0) throw new SearchLimitReached()
     if (line === undefined) return false
     let end = line.length
@@ -354,6 +428,18 @@ function lineComparer(marker: string, budget: { left: number }) {
     if (end > 0 && line.charCodeAt(end - 1) === MARK_CODE && line.endsWith(marker)) end -= marker.length
     if (end > 0 && line.charCodeAt(end - 1) === 13) end--
     return end === content.length && line.startsWith(content)
+  }
+}
+
+/**
+ * {@link markedComparer} for a {@link plainApplication}: nothing is marked,
+ * and the patch has no CR, so a line matches as it is or with one CR more.
+ */
+function plainComparer(budget: { left: number }): LineComparer {
+  return (_lineNumber, line, _operation, content) => {
+    if (--budget.left < 0) throw new SearchLimitReached()
+    if (line === content) return true
+    return line !== undefined && line.length === content.length + 1 && line.charCodeAt(content.length) === 13 && line.startsWith(content)
   }
 }
 
@@ -367,15 +453,9 @@ function searchLimit(path: string, file: StructuredPatch): E_TOOL_PATCH_FAILED {
 }
 
 /** The refusal for a patch that does not apply, naming the first hunk that does not match. */
-function mismatch(
-  path: string,
-  text: string,
-  prepared: StructuredPatch,
-  file: StructuredPatch,
-  headers: readonly string[],
-  marker: string,
-): E_TOOL_PATCH_FAILED {
-  const index = firstFailingHunk(text, prepared, marker)
+function mismatch(path: string, application: Application, patch: FilePatch): E_TOOL_PATCH_FAILED {
+  const { file } = patch
+  const index = firstFailingHunk(application)
   if (index === undefined) {
     return patchFailed(
       path,
@@ -387,6 +467,7 @@ function mismatch(
   const expected = hunk.lines
     .filter((line) => !line.startsWith('+') && !line.startsWith('\\'))
     .map((line) => line.slice(1).replace(/\r$/, ''))
+  const headers = patch.headers
   return patchFailed(
     path,
     `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) does not match the current content: ` +
@@ -401,15 +482,14 @@ function mismatch(
  * changes once as k grows, so a binary search over prefixes finds it. One
  * search budget for all the attempts; `undefined` when it runs out.
  */
-function firstFailingHunk(text: string, prepared: StructuredPatch, marker: string): number | undefined {
-  const budget = { left: SEARCH_COMPARISONS }
-  const options = { autoConvertLineEndings: false, compareLine: lineComparer(marker, budget) }
+function firstFailingHunk({ text, patch, comparer }: Application): number | undefined {
+  const options = { autoConvertLineEndings: false, compareLine: comparer({ left: SEARCH_COMPARISONS }) }
   let low = 0
-  let high = prepared.hunks.length - 1
+  let high = patch.hunks.length - 1
   try {
     while (low < high) {
       const middle = (low + high) >> 1
-      const prefix = { ...prepared, hunks: prepared.hunks.slice(0, middle + 1) }
+      const prefix = { ...patch, hunks: patch.hunks.slice(0, middle + 1) }
       if (applyPatch(text, prefix, options) === false) high = middle
       else low = middle + 1
     }
