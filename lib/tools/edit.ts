@@ -8,7 +8,7 @@ import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE, E_TOOL_PATCH_TOO_LARGE } fro
 import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
-import { openParentDirectory, readRegularFile, releaseDirectory, writeFileAtomic } from '../sandbox/files.js'
+import { abandonReplacement, commitReplacement, prepareReplacement, readRegularFile } from '../sandbox/files.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
@@ -129,16 +129,21 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
     )
   }
   const resolved = await resolveInRoot(sandbox, path)
-  // Open (and check) the directory the result goes into while the file is read and patched.
-  const parent = resolved.stats?.isFile() === true ? openParentDirectory(resolved) : undefined
-  parent?.catch(() => undefined) // its error, if any, is raised by writeFileAtomic
+  // Open (and check) the directory and create the temp file, with the file's
+  // mode and owner, while the file is read and patched: those round trips
+  // then cost nothing. Not for a path that is no file (the read words that
+  // refusal). Its own error, if any, is raised by commitReplacement, after
+  // the read's and the patch's.
+  const replacement = resolved.stats?.isFile() === true ? prepareReplacement(resolved) : undefined
+  replacement?.catch(() => undefined)
   let patched: string
   try {
     patched = await patchedContent(resolved, sandbox.maxOutputBytes, path, patch, call.signal)
   } catch (error) {
-    releaseDirectory(parent)
+    // Awaited: a failed edit has left no temp file behind when it answers.
+    if (replacement !== undefined) await abandonReplacement(replacement)
     throw error
   }
-  await writeFileAtomic(resolved, Buffer.from(patched, 'utf8'), parent)
+  await commitReplacement(resolved, Buffer.from(patched, 'utf8'), replacement ?? prepareReplacement(resolved))
   return 'ok'
 }

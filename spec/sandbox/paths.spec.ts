@@ -221,7 +221,7 @@ describe('a root reached through a symlink', () => {
 })
 
 describe('a directory swapped for a symlink between check and use', () => {
-  it('never lets a read return, or a write touch, anything outside', async () => {
+  it('never lets a read return, or a write or an edit touch, anything outside', async () => {
     // A separate process flips root/inner between a real directory and a
     // symlink to the canary as fast as it can while the tools hammer it.
     const inner = path.join(fx.root, 'inner')
@@ -243,6 +243,10 @@ describe('a directory swapped for a symlink between check and use', () => {
             outcomes.ok++
           }),
           call(fx.tools.write, { path: `inner/new-${i}/made.txt`, content: 'x' }).then(() => {
+            outcomes.ok++
+          }),
+          // edit prepares its temp file while it reads: the directory it opens for that is checked too.
+          call(fx.tools.edit, { path: 'inner/secret.txt', patch: '@@ -1 +1 @@\n-INSIDE\n+INSIDE\n' }).then(() => {
             outcomes.ok++
           }),
         ]

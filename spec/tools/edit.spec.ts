@@ -57,6 +57,19 @@ describe('edit', () => {
     expect(fs.statSync(file()).mode & 0o7777).toBe(0o640)
   })
 
+  it.each([['4755', 0o4755], ['2755', 0o2755], ['6750', 0o6750]] as const)('keeps the special bits of mode %s', async (_octal, mode) => {
+    fs.chmodSync(file(), mode)
+    expect(await call(fx.tools.edit, { path: 'f.txt', patch: twoHunks })).toBe('ok')
+    expect(fs.statSync(file()).mode & 0o7777).toBe(mode)
+  })
+
+  it('a patch that does not apply leaves no temp file behind (the replacement was being prepared meanwhile)', async () => {
+    const error = await failure(fx.tools.edit, { path: 'f.txt', patch: '@@ -2,1 +2,1 @@\n-line 99\n+x\n' })
+    expect(error.code).toBe('TOOL_PATCH_FAILED')
+    expect(fs.readdirSync(fx.root)).toEqual(['f.txt'])
+    expect(contents()).toBe(original)
+  })
+
   it('refuses a path with a trailing "/" even when the file exists, and leaves it unchanged', async () => {
     fs.writeFileSync(path.join(fx.root, 'f.txt'), 'line 5\n')
     const result = await failure(fx.tools.edit, { path: 'f.txt/', patch: '@@ -1,1 +1,1 @@\n-line 5\n+line five\n' })

@@ -48,6 +48,18 @@ describe('write', () => {
     expect(fs.statSync(path.join(fx.root, 'empty.txt')).size).toBe(0)
   })
 
+  // A chown after the chmod would clear set-user-ID and set-group-ID, root's too.
+  it.each([['4755', 0o4755], ['2755', 0o2755], ['6750', 0o6750], ['1644', 0o1644]] as const)(
+    'keeps the special bits of mode %s',
+    async (_octal, mode) => {
+      const file = path.join(fx.root, 'special')
+      fs.writeFileSync(file, 'old\n')
+      fs.chmodSync(file, mode)
+      expect(await call(fx.tools.write, { path: 'special', content: 'new\n' })).toBe('ok')
+      expect(fs.statSync(file).mode & 0o7777).toBe(mode)
+    },
+  )
+
   it('replaces an existing file atomically: new inode, mode kept, no temp file left', async () => {
     const file = path.join(fx.root, 'run.sh')
     fs.writeFileSync(file, 'old\n', { mode: 0o750 })
