@@ -50,6 +50,19 @@ export const HUNK_START_MARGIN_LINES = 1000
  */
 export const SEARCH_COMPARISONS = 100_000
 
+/**
+ * What the search for hunks cost: line comparisons, each one call of the
+ * comparer `applyPatch` is given. A successful or mismatching apply makes at
+ * most {@link SEARCH_COMPARISONS} plus one per line the patch expects to
+ * find; naming the failing hunk of a mismatch at most
+ * {@link SEARCH_COMPARISONS} more; the comparison that finds the budget
+ * spent counts too.
+ */
+export interface SearchUsage {
+  /** Line comparisons made so far. */
+  comparisons: number
+}
+
 /** A patch for one file, parsed and checked to be something `edit` can apply. */
 export interface FilePatch {
   /** What `parsePatch` made of it. */
@@ -159,12 +172,14 @@ export function parseFilePatch(path: string, patch: string): FilePatch {
  * @param path - The file path as the caller gave it (for messages).
  * @param source - The file's current text.
  * @param patch - What {@link parseFilePatch} returned.
+ * @param usage - When given, the line comparisons this call made are added
+ *   to it (specs check the bound with it, without timing anything).
  * @returns The patched text.
  * @throws {@link toolsmith/core!E_TOOL_PATCH_FAILED} for a hunk outside the file, one that
  *   does not match (named), a search over {@link SEARCH_COMPARISONS}, or a
  *   creation patch for a file that has content.
  */
-export function applyFilePatch(path: string, source: string, patch: FilePatch): string {
+export function applyFilePatch(path: string, source: string, patch: FilePatch, usage?: SearchUsage): string {
   const { file } = patch
   if (patch.createsFile && source !== '') {
     throw patchFailed(
@@ -177,7 +192,8 @@ export function applyFilePatch(path: string, source: string, patch: FilePatch): 
   const fileLines = breaks.lf + breaks.crlf + (source === '' || source.endsWith('\n') ? 0 : 1)
   refuseHunksPastTheEnd(path, patch, fileLines)
   const eol = lineEndingOf(breaks, file)
-  const budget = { left: SEARCH_COMPARISONS + file.hunks.reduce((sum, hunk) => sum + hunk.oldLines, 0) }
+  const allowed = SEARCH_COMPARISONS + file.hunks.reduce((sum, hunk) => sum + hunk.oldLines, 0)
+  const budget = { left: allowed }
   const application = eol === '\n' && !patch.text.includes('\r') ? plainApplication(source, file) : markedApplication(source, patch, eol)
   let patched: string | false
   try {
@@ -185,8 +201,10 @@ export function applyFilePatch(path: string, source: string, patch: FilePatch): 
   } catch (error) {
     if (error instanceof SearchLimitReached) throw searchLimit(path, file)
     throw error
+  } finally {
+    if (usage !== undefined) usage.comparisons += allowed - budget.left
   }
-  if (patched === false) throw mismatch(path, application, patch)
+  if (patched === false) throw mismatch(path, application, patch, usage)
   if (countLines(patched) !== fileLines + lineCountChange(file)) {
     // Possible only for an insertion-only hunk (nothing to match) that an
     // earlier hunk's offset pushed past the end: the library pads with blank lines.
@@ -453,9 +471,9 @@ function searchLimit(path: string, file: StructuredPatch): E_TOOL_PATCH_FAILED {
 }
 
 /** The refusal for a patch that does not apply, naming the first hunk that does not match. */
-function mismatch(path: string, application: Application, patch: FilePatch): E_TOOL_PATCH_FAILED {
+function mismatch(path: string, application: Application, patch: FilePatch, usage: SearchUsage | undefined): E_TOOL_PATCH_FAILED {
   const { file } = patch
-  const index = firstFailingHunk(application)
+  const index = firstFailingHunk(application, usage)
   if (index === undefined) {
     return patchFailed(
       path,
@@ -482,8 +500,9 @@ function mismatch(path: string, application: Application, patch: FilePatch): E_T
  * changes once as k grows, so a binary search over prefixes finds it. One
  * search budget for all the attempts; `undefined` when it runs out.
  */
-function firstFailingHunk({ text, patch, comparer }: Application): number | undefined {
-  const options = { autoConvertLineEndings: false, compareLine: comparer({ left: SEARCH_COMPARISONS }) }
+function firstFailingHunk({ text, patch, comparer }: Application, usage: SearchUsage | undefined): number | undefined {
+  const budget = { left: SEARCH_COMPARISONS }
+  const options = { autoConvertLineEndings: false, compareLine: comparer(budget) }
   let low = 0
   let high = patch.hunks.length - 1
   try {
@@ -496,6 +515,8 @@ function firstFailingHunk({ text, patch, comparer }: Application): number | unde
   } catch (error) {
     if (error instanceof SearchLimitReached) return undefined
     throw error
+  } finally {
+    if (usage !== undefined) usage.comparisons += SEARCH_COMPARISONS - budget.left
   }
   return low
 }
