@@ -552,7 +552,10 @@ async function createTemp(resolved: ResolvedPath, dirName: string, name: string,
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW
   let fd: number
   try {
-    fd = await openFd(temp, flags, previous ? 0o600 : 0o666)
+    // Created with the replaced file's permission bits (the umask can only
+    // take some away): never more open than the file it replaces, and
+    // usually already right, which saves the fchmod.
+    fd = await openFd(temp, flags, previous ? previous.mode & 0o777 : 0o666)
   } catch (error) {
     throw toToolError(error, resolved.input, 'open')
   }
@@ -629,15 +632,19 @@ async function writeAll(fd: number, data: Uint8Array): Promise<void> {
  * Give the temp file the replaced file's owner (where permitted), then its
  * mode. In that order: on Linux a `chown` clears the set-user-ID and
  * set-group-ID bits, root's and a same-owner one's too, so a mode set first
- * would lose them. The `chown` is skipped when the temp file already has the
- * owner (the usual case: the process edits its own files; its `fstat` is
- * answered from memory, the inode was just created), but never guessed: a
- * set-group-ID directory gives new files its group.
+ * would lose them. Each is skipped when the temp file already has it (the
+ * usual case: the process edits its own files, and the mode it was created
+ * with survived the umask); its `fstat` is answered from memory, the inode
+ * was just created. Nothing is guessed: a set-group-ID directory gives new
+ * files its group, a default ACL its own bits.
  */
 async function copyOwnership(fd: number, previous: Stats): Promise<void> {
   const created = fstatSync(fd)
+  let mode = created.mode
   if (created.uid !== previous.uid || created.gid !== previous.gid) {
     await fchownFd(fd, previous.uid, previous.gid).catch(() => undefined)
+    // A chown can clear bits: ask again rather than assume.
+    mode = fstatSync(fd).mode
   }
-  await fchmodFd(fd, previous.mode & 0o7777)
+  if ((mode & 0o7777) !== (previous.mode & 0o7777)) await fchmodFd(fd, previous.mode & 0o7777)
 }

@@ -57,7 +57,7 @@ describe('edit', () => {
     expect(fs.statSync(file()).mode & 0o7777).toBe(0o640)
   })
 
-  it.each([['4755', 0o4755], ['2755', 0o2755], ['6750', 0o6750]] as const)('keeps the special bits of mode %s', async (_octal, mode) => {
+  it.each([['4755', 0o4755], ['2755', 0o2755], ['6750', 0o6750], ['664', 0o664], ['444', 0o444]] as const)('keeps mode %s exactly', async (_octal, mode) => {
     fs.chmodSync(file(), mode)
     expect(await call(fx.tools.edit, { path: 'f.txt', patch: twoHunks })).toBe('ok')
     expect(fs.statSync(file()).mode & 0o7777).toBe(mode)

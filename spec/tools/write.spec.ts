@@ -48,9 +48,19 @@ describe('write', () => {
     expect(fs.statSync(path.join(fx.root, 'empty.txt')).size).toBe(0)
   })
 
-  // A chown after the chmod would clear set-user-ID and set-group-ID, root's too.
-  it.each([['4755', 0o4755], ['2755', 0o2755], ['6750', 0o6750], ['1644', 0o1644]] as const)(
-    'keeps the special bits of mode %s',
+  // A chown after the chmod would clear set-user-ID and set-group-ID, root's
+  // too; the temp file is created with the file's bits, which the umask may cut.
+  it.each([
+    ['4755', 0o4755],
+    ['2755', 0o2755],
+    ['6750', 0o6750],
+    ['1644', 0o1644],
+    ['664', 0o664],
+    ['777', 0o777],
+    ['444', 0o444],
+    ['000', 0o000],
+  ] as const)(
+    'keeps mode %s exactly',
     async (_octal, mode) => {
       const file = path.join(fx.root, 'special')
       fs.writeFileSync(file, 'old\n')
