@@ -169,8 +169,36 @@ export interface FileBytes {
 export async function readRegularFile(resolved: ResolvedPath, limit: number): Promise<FileBytes> {
   assertRegularFile(resolved, resolved.stats, limit)
   // O_NONBLOCK: if a FIFO is swapped in after the lstat, open() must not wait for a writer.
-  const opened = await openInsideWithStats(resolved, resolved.absolute, constants.O_RDONLY | O_NONBLOCK, undefined, true)
-  return await readOpened(resolved, opened.handle, opened.stats!, limit)
+  const flags = constants.O_RDONLY | O_NONBLOCK
+  if (procFdWorks !== true) {
+    const opened = await openInsideWithStats(resolved, resolved.absolute, flags, undefined, true)
+    return await readOpened(resolved, opened.handle, opened.stats!, limit)
+  }
+  // /proc known to work: the same checks on a raw descriptor, as in
+  // readUncheckedTarget (two thread-pool jobs, open and read, where a
+  // FileHandle costs a third for its close).
+  let fd: number
+  try {
+    fd = await openFd(resolved.absolute, flags | O_NOFOLLOW)
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'open')
+  }
+  try {
+    let stats: Stats
+    try {
+      const real = readlinkSync(`/proc/self/fd/${fd}`)
+      stats = fstatSync(fd)
+      if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
+    } catch (error) {
+      throw toToolError(error, resolved.input, 'open')
+    }
+    return await readBytes(resolved, fdSource(fd), stats, limit)
+  } catch (error) {
+    throw toToolError(error, resolved.input, 'read')
+  } finally {
+    // Synchronous: see readUncheckedTarget.
+    closeSync(fd)
+  }
 }
 
 /**
@@ -223,7 +251,7 @@ export async function readUncheckedTarget(resolved: ResolvedPath, limit: number)
     const stats = fstatSync(fd)
     if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
     if (!stats.isFile() || stats.size > limit) return undefined
-    return await readBytes(resolved, { read: (buffer, length, position) => readFd(fd, buffer, length, position), stat: () => fstatFd(fd) }, stats, limit)
+    return await readBytes(resolved, fdSource(fd), stats, limit)
   } catch (error) {
     throw toToolError(error, resolved.input, 'read')
   } finally {
@@ -250,6 +278,11 @@ function readFd(fd: number, buffer: Buffer, length: number, position: number): P
   return new Promise((resolve, reject) => {
     readCallback(fd, buffer, 0, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)))
   })
+}
+
+/** A raw descriptor as a {@link ReadSource}. */
+function fdSource(fd: number): ReadSource {
+  return { read: (buffer, length, position) => readFd(fd, buffer, length, position), stat: () => fstatFd(fd) }
 }
 
 /** What {@link readBytes} reads from: a FileHandle or a raw descriptor. */
