@@ -629,8 +629,9 @@ async function fillAndRename(resolved: ResolvedPath, temp: TempFile, data: Uint8
     // Synchronous on purpose: the data is on disk, so close(2) has nothing to
     // wait for, and the lstat answers from the directory cache (the target
     // was just resolved): each was a thread-pool round trip.
-    closeSync(temp.fd)
+    // Marked first: Linux releases the descriptor even when close reports an error.
     temp.closed = true
+    closeSync(temp.fd)
     // Re-check right before the rename: a hard link made since the resolution must not win either.
     const current = lstatSync(temp.target, { throwIfNoEntry: false })
     if (current !== undefined) assertReplaceable(JSON.stringify(resolved.input), { path: resolved.input }, current)
@@ -646,7 +647,11 @@ async function discardTemp(temp: TempFile): Promise<void> {
   await temp.ownership.catch(() => undefined)
   if (!temp.closed) {
     temp.closed = true
-    closeSync(temp.fd)
+    try {
+      closeSync(temp.fd)
+    } catch {
+      // Already failing: the removal below matters more than this error.
+    }
   }
   await unlink(temp.path).catch(() => undefined)
 }
