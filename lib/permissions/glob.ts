@@ -37,6 +37,15 @@ export class PathGlob {
   readonly #alternatives: readonly (readonly (RegExp | null)[])[]
   /** Each alternative's components as written (for the literal-prefix shortcut). */
   readonly #sources: readonly (readonly string[])[]
+  /**
+   * Text every match must contain, one per alternative (its longest literal
+   * run, `/` separators included), or `undefined` when some alternative has
+   * none. A path that contains none of them is refused with `includes`,
+   * without running the regular expression: an unanchored pattern such as
+   * `*.pem` is `(?:[^/]+/)*[^/]*\.pem/`, which V8 retries from every
+   * component, and most rules do not match most calls.
+   */
+  readonly #required: readonly string[] | undefined
 
   /**
    * @param pattern - The glob.
@@ -55,6 +64,8 @@ export class PathGlob {
     // match matches too.
     const sources = alternatives.map((parts) => parts.map((part) => (part === '**' ? '(?:[^/]+/)*' : `${componentSource(part, pattern)}/`)).join(''))
     this.#regex = new RegExp(`^(?:${sources.join('|')})`, 's')
+    const required = alternatives.map(longestLiteral)
+    this.#required = required.every((text) => text !== '') ? required : undefined
   }
 
   /**
@@ -65,7 +76,41 @@ export class PathGlob {
    * @returns Whether it matches.
    */
   matches(relative: string): boolean {
-    return this.#regex.test(relative === '.' || relative === '' ? '' : `${relative}/`)
+    return this.matchesSubject(PathGlob.subjectOf(relative))
+  }
+
+  /**
+   * The text `matchesSubject` takes for a root-relative path: worked out
+   * once per call when many globs test the same path.
+   *
+   * @param relative - A normalised root-relative path with `/` separators (`.` for the root).
+   * @returns `relative` followed by `/` (`''` for the root).
+   * @internal
+   */
+  static subjectOf(relative: string): string {
+    return relative === '.' || relative === '' ? '' : `${relative}/`
+  }
+
+  /**
+   * `matches(relative)` on `PathGlob.subjectOf(relative)`.
+   *
+   * @param subject - `PathGlob.subjectOf(relative)`.
+   * @returns Whether the path matches, or lies below a match.
+   * @internal
+   */
+  matchesSubject(subject: string): boolean {
+    const required = this.#required
+    if (required !== undefined) {
+      let present = false
+      for (let i = 0; i < required.length; i++) {
+        if (subject.includes(required[i]!)) {
+          present = true
+          break
+        }
+      }
+      if (!present) return false
+    }
+    return this.#regex.test(subject)
   }
 
   /**
@@ -122,6 +167,39 @@ function below(
   }
   if (!part!.test(dir[j]!)) return false
   return below(parts, sources, dir, i + 1, j + 1, skipsHidden)
+}
+
+/**
+ * The longest run of literal text in an alternative's components as the
+ * regular expression matches them (each component followed by `/`); `''`
+ * when it has none. `*`, `?`, a class and `**` end a run; an escaped
+ * character is literal.
+ */
+function longestLiteral(parts: readonly string[]): string {
+  let best = ''
+  let run = ''
+  const end = (): void => {
+    if (run.length > best.length) best = run
+    run = ''
+  }
+  for (const part of parts) {
+    if (part === '**') {
+      end()
+      continue
+    }
+    for (let i = 0; i < part.length; i++) {
+      const ch = part[i]!
+      if (ch === '\\' && i + 1 < part.length) run += part[++i]
+      else if (ch === '*' || ch === '?') end()
+      else if (ch === '[') {
+        end()
+        i = classEnd(part, i)
+      } else run += ch
+    }
+    run += '/'
+  }
+  end()
+  return best
 }
 
 function isLiteral(part: string): boolean {

@@ -222,7 +222,7 @@ export class Permissions implements ToolCallGate {
    * @returns `allow`, `ask` or `deny`.
    */
   async preview(call: Pick<GatedToolCall, 'toolName' | 'callId' | 'args'>): Promise<'allow' | 'ask' | 'deny'> {
-    const verdict = await this.policy.decide({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
+    const verdict = await this.policy.evaluate({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
     if (verdict.decision !== 'ask') return verdict.decision
     return this.#memory.get(verdict.rule?.index ?? -1)?.decision ?? 'ask'
   }
@@ -236,7 +236,7 @@ export class Permissions implements ToolCallGate {
    */
   async authorize(call: GatedToolCall, ctx: DispatchContext): Promise<void> {
     const started = performance.now()
-    const verdict = await this.policy.decide({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
+    const verdict = await this.policy.evaluate({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
     const rule = verdict.rule === undefined ? null : verdict.rule.ref
     const reason = verdict.rule?.reason
     const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId

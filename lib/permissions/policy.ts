@@ -5,7 +5,8 @@
  * @module
  */
 import { errorSummary } from '../exceptions.js'
-import { commandSubject, type CommandSubject } from './command_match.js'
+import { commandSubject, type CommandPrefix, type CommandSubject } from './command_match.js'
+import { PathGlob } from './glob.js'
 import { compilePolicy, type CompiledPolicy, type CompiledRule, type PermissionCallInfo, type PermissionDecision, type RawPermissionPolicy } from './rules.js'
 
 const POLICY_BRAND = Symbol.for('toolsmith.permissionPolicy')
@@ -79,7 +80,7 @@ export class PermissionPolicy {
   /** The compiled rules, in order. */
   readonly rules: readonly CompiledRule[]
   readonly #byTool = new Map<string, readonly CompiledRule[]>()
-  readonly #plans = new Map<string, { rules: readonly CompiledRule[]; needsPath: boolean }>()
+  readonly #plans = new Map<string, Plan>()
 
   /**
    * @param raw - `{ default?, rules }`, or an array of rules.
@@ -130,30 +131,115 @@ export class PermissionPolicy {
    * @returns The decision, the deciding rule and the call's subject.
    */
   async decide(call: PolicyCall, paths: PathResolver): Promise<PolicyVerdict> {
-    const { rules, needsPath } = this.#compiledFor(call.toolName)
-    const subject = new Subject(call, paths)
-    // The one await of most calls: resolving the path, once, and only when a path rule applies.
-    if (needsPath) await subject.resolvePath()
-    let best: CompiledRule | undefined
-    for (const rule of rules) {
+    const verdict = await this.evaluate(call, paths)
+    return { decision: verdict.decision, rule: verdict.rule, subject: verdict.subject }
+  }
+
+  /**
+   * {@link PermissionPolicy.decide} without a promise when none is needed
+   * (no path to resolve, no directory to look into), and with `subject`
+   * worked out only when read: what the gate runs on every call.
+   *
+   * @param call - Tool name, callId and validated args.
+   * @param paths - Resolves path arguments inside the root.
+   * @returns The verdict, or a promise of it.
+   * @internal
+   */
+  evaluate(call: PolicyCall, paths: PathResolver): PolicyVerdict | Promise<PolicyVerdict> {
+    const plan = this.#planFor(call.toolName)
+    const subject = new Subject(call, paths, plan)
+    if (plan.needsPath) {
+      // The one await of a path call: resolving its path, once, whatever the number of rules.
+      const input = (call.args as { path?: unknown } | null)?.path
+      if (typeof input === 'string') return subject.resolvePath(input).then(() => this.#judge(plan, subject, 0, undefined))
+    }
+    return this.#judge(plan, subject, 0, undefined)
+  }
+
+  /** The rules from `start` on, synchronously until a match needs the file system. */
+  #judge(plan: Plan, subject: Subject, start: number, best: CompiledRule | undefined): PolicyVerdict | Promise<PolicyVerdict> {
+    const rules = plan.rules
+    for (let i = start; i < rules.length; i++) {
+      const rule = rules[i]!
       if (best !== undefined && STRENGTH[rule.decision] <= STRENGTH[best.decision]) continue
-      let matched = subject.matches(rule)
-      if (matched !== true && matched !== false) matched = await matched
-      if (!matched) continue
+      const matched = subject.matches(rule, plan.slots[i]!)
+      if (matched === false) continue
+      if (matched !== true) return this.#judgeAfter(plan, subject, i, best, matched)
       best = rule
       if (rule.decision === 'deny') break
     }
-    return { decision: best?.decision ?? this.defaultDecision, rule: best, subject: subject.describe() }
+    return new Verdict(best?.decision ?? this.defaultDecision, best, subject)
   }
 
-  #compiledFor(toolName: string): { rules: readonly CompiledRule[]; needsPath: boolean } {
-    let entry = this.#plans.get(toolName)
-    if (entry === undefined) {
-      const rules = this.rulesFor(toolName)
-      entry = { rules, needsPath: rules.some((rule) => rule.match.kind === 'paths') }
-      this.#plans.set(toolName, entry)
+  async #judgeAfter(plan: Plan, subject: Subject, i: number, best: CompiledRule | undefined, pending: Promise<boolean>): Promise<PolicyVerdict> {
+    const rule = plan.rules[i]!
+    if (!(await pending)) return this.#judge(plan, subject, i + 1, best)
+    return rule.decision === 'deny' ? new Verdict('deny', rule, subject) : this.#judge(plan, subject, i + 1, rule)
+  }
+
+  #planFor(toolName: string): Plan {
+    let plan = this.#plans.get(toolName)
+    if (plan === undefined) {
+      plan = planOf(this.rulesFor(toolName))
+      this.#plans.set(toolName, plan)
     }
-    return entry
+    return plan
+  }
+}
+
+/**
+ * A tool's rules, prepared once per tool name: whether a path must be
+ * resolved, and its command rules indexed by the executable their prefixes
+ * name, so a call checks only the prefixes that can match its commands.
+ */
+interface Plan {
+  /** The tool's rules, in order. */
+  readonly rules: readonly CompiledRule[]
+  /** Whether some rule matches paths. */
+  readonly needsPath: boolean
+  /** For each rule, its slot among the command rules; -1 for other rules. */
+  readonly slots: readonly number[]
+  /** How many command rules. */
+  readonly commandRules: number
+  /** Executable name → the (slot, prefix) pairs whose prefix starts with it. */
+  readonly byExecutable: ReadonlyMap<string, readonly { readonly slot: number; readonly prefix: CommandPrefix }[]>
+}
+
+function planOf(rules: readonly CompiledRule[]): Plan {
+  const slots: number[] = []
+  const byExecutable = new Map<string, { slot: number; prefix: CommandPrefix }[]>()
+  let commandRules = 0
+  for (const rule of rules) {
+    if (rule.match.kind !== 'commands') {
+      slots.push(-1)
+      continue
+    }
+    const slot = commandRules++
+    slots.push(slot)
+    for (const prefix of rule.match.prefixes) {
+      const name = prefix.words[0]!
+      let entries = byExecutable.get(name)
+      if (entries === undefined) byExecutable.set(name, (entries = []))
+      entries.push({ slot, prefix })
+    }
+  }
+  return { rules, needsPath: rules.some((rule) => rule.match.kind === 'paths'), slots, commandRules, byExecutable }
+}
+
+/** A verdict whose `subject` (a string built from the args) is made only when read: an allowed call never reads it. */
+class Verdict implements PolicyVerdict {
+  readonly decision: PermissionDecision
+  readonly rule: CompiledRule | undefined
+  readonly #of: Subject
+
+  constructor(decision: PermissionDecision, rule: CompiledRule | undefined, of: Subject) {
+    this.decision = decision
+    this.rule = rule
+    this.#of = of
+  }
+
+  get subject(): string | undefined {
+    return this.#of.describe()
   }
 }
 
@@ -161,24 +247,32 @@ export class PermissionPolicy {
 class Subject {
   readonly #call: PolicyCall
   readonly #paths: PathResolver
-  readonly #info: PermissionCallInfo
+  readonly #plan: Plan
+  #info: PermissionCallInfo | undefined
+  /** `null`: no path argument; `undefined`: it cannot be resolved inside the root. */
   #path: ResolvedSubjectPath | undefined | null = null
+  /** `PathGlob.subjectOf(#path.relative)`, made once for every glob. */
+  #pathText = ''
   #commands: CommandSubject | undefined
+  /** Per command rule (by slot): 1 when one of its prefixes matches one of the call's commands. */
+  #hits: Uint8Array | undefined
+  #described: string | undefined | null = null
 
-  constructor(call: PolicyCall, paths: PathResolver) {
+  constructor(call: PolicyCall, paths: PathResolver, plan: Plan) {
     this.#call = call
     this.#paths = paths
-    this.#info = { toolName: call.toolName, callId: call.callId }
+    this.#plan = plan
   }
 
-  /** Resolve the call's `path` argument (when it has one) before matching. */
-  async resolvePath(): Promise<void> {
-    const input = (this.#call.args as { path?: unknown } | null)?.path
-    this.#path = typeof input === 'string' ? await this.#paths.resolve(input) : null
+  /** Resolve the call's `path` argument before matching. */
+  async resolvePath(input: string): Promise<void> {
+    const resolved = await this.#paths.resolve(input)
+    this.#path = resolved
+    if (resolved !== undefined) this.#pathText = PathGlob.subjectOf(resolved.relative)
   }
 
   /** Whether the rule matches; a promise only when a directory's contents must be looked at. */
-  matches(rule: CompiledRule): boolean | Promise<boolean> {
+  matches(rule: CompiledRule, slot: number): boolean | Promise<boolean> {
     const strict = rule.decision !== 'allow'
     const match = rule.match
     switch (match.kind) {
@@ -186,7 +280,7 @@ class Subject {
         return true
       case 'when':
         try {
-          return match.when(this.#call.args, this.#info) === true
+          return match.when(this.#call.args, (this.#info ??= { toolName: this.#call.toolName, callId: this.#call.callId })) === true
         } catch (error) {
           process.emitWarning(`Permission rule rules[${rule.index}] (${rule.name}) threw: ${errorSummary(error)}; treated as ${strict ? 'matching' : 'not matching'}`, {
             code: 'TOOLSMITH_PERMISSION_PREDICATE_ERROR',
@@ -197,9 +291,10 @@ class Subject {
         const resolved = this.#path
         if (resolved === null) return false // no path argument
         if (resolved === undefined) return strict // cannot be resolved inside the root
+        const text = this.#pathText
         let needed: string[] | undefined
         for (const glob of match.globs) {
-          if (glob.matches(resolved.relative)) return true
+          if (glob.matchesSubject(text)) return true
           if (!strict || !resolved.isDirectory) continue
           // A search of a directory reaches what lies below it.
           const below = glob.couldMatchBelow(resolved.relative, this.#call.toolName === 'grep')
@@ -212,15 +307,26 @@ class Subject {
         const commands = this.#commandSubject()
         if (commands === undefined) return false
         if (commands.dynamic !== undefined) return strict
-        const { commands: argvs, names } = commands
-        for (let i = 0; i < argvs.length; i++) {
-          const name = names[i]!
-          if (!match.executables.has(name)) continue
-          for (const prefix of match.prefixes) if (prefix.matchesNamed(name, argvs[i]!)) return true
-        }
-        return false
+        return (this.#hits ??= this.#matchCommands(commands))[slot] === 1
       }
     }
+  }
+
+  /**
+   * Every command rule's answer at once: each command is checked only
+   * against the prefixes that start with its executable's name (a prefix
+   * naming another executable cannot match it).
+   */
+  #matchCommands(commands: CommandSubject): Uint8Array {
+    const hits = new Uint8Array(this.#plan.commandRules)
+    const { commands: argvs, names } = commands
+    for (let i = 0; i < argvs.length; i++) {
+      const name = names[i]!
+      const entries = this.#plan.byExecutable.get(name)
+      if (entries === undefined) continue
+      for (const { slot, prefix } of entries) if (hits[slot] === 0 && prefix.matchesNamed(name, argvs[i]!)) hits[slot] = 1
+    }
+    return hits
   }
 
   async #anyExists(paths: readonly string[]): Promise<boolean> {
@@ -237,13 +343,19 @@ class Subject {
     return this.#commands
   }
 
+  /** What the call acts on, for messages: the command line or the path as given. */
   describe(): string | undefined {
-    const args = this.#call.args as { path?: unknown; cmd?: unknown; args?: unknown } | null
-    if (typeof args?.cmd === 'string') {
-      const line = [args.cmd, ...(Array.isArray(args.args) ? args.args.map(String) : [])].join(' ')
-      return line.length > 200 ? `${line.slice(0, 200)}…` : line
-    }
-    if (typeof args?.path === 'string') return args.path
-    return undefined
+    if (this.#described === null) this.#described = describeArgs(this.#call.args)
+    return this.#described
   }
+}
+
+function describeArgs(value: unknown): string | undefined {
+  const args = value as { path?: unknown; cmd?: unknown; args?: unknown } | null
+  if (typeof args?.cmd === 'string') {
+    const line = [args.cmd, ...(Array.isArray(args.args) ? args.args.map(String) : [])].join(' ')
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line
+  }
+  if (typeof args?.path === 'string') return args.path
+  return undefined
 }

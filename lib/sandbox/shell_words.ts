@@ -7,6 +7,23 @@
  */
 
 /**
+ * Characters that are not plain word text outside quotes: quotes, `\\`,
+ * blanks, substitutions and operators. A run of other characters is copied
+ * into the word in one slice (a script is scanned on every `bash` call the
+ * permission gate and the network guard look at).
+ */
+const SPECIAL = new Uint8Array(128)
+for (const ch of '\'"\\ \t`$;&|\n(){}<>') SPECIAL[ch.charCodeAt(0)] = 1
+/** Inside double quotes, the characters that are not copied as they are. */
+const SPECIAL_IN_DOUBLE = new Uint8Array(128)
+for (const ch of '"\\`$') SPECIAL_IN_DOUBLE[ch.charCodeAt(0)] = 1
+/** Operators and grouping characters: each ends the command before it. */
+const OPERATORS = new Uint8Array(128)
+for (const ch of ';&|\n(){}<>') OPERATORS[ch.charCodeAt(0)] = 1
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
+
+/**
  * Split a shell script into simple commands, approximately: quotes are
  * honoured, operators and substitutions start a new command. Over-splitting
  * is harmless (each piece is checked), so the approximation errs that way.
@@ -16,74 +33,119 @@
  */
 export function splitScript(script: string): string[][] {
   const commands: string[][] = []
-  const nested: string[][] = []
+  let nested: string[][] | undefined
   let words: string[] = []
   let word = ''
   let inWord = false
-  let quote: '"' | "'" | undefined
-  const endWord = (): void => {
-    if (inWord) words.push(word)
-    word = ''
-    inWord = false
-  }
-  const endCommand = (): void => {
-    endWord()
-    // Leading NAME=value assignments are not the command.
-    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift()
-    if (words.length > 0) commands.push(words)
-    words = []
-  }
-  for (let i = 0; i < script.length; i++) {
+  const length = script.length
+  let i = 0
+  while (i < length) {
+    const code = script.charCodeAt(i)
+    if (code >= 128 || SPECIAL[code] === 0) {
+      // A run of plain characters, copied at once.
+      let j = i + 1
+      while (j < length) {
+        const next = script.charCodeAt(j)
+        if (next < 128 && SPECIAL[next] === 1) break
+        j++
+      }
+      word += script.slice(i, j)
+      inWord = true
+      i = j
+      continue
+    }
     const ch = script[i]!
-    if (quote === "'") {
-      if (ch === "'") quote = undefined
-      else word += ch
-      continue
-    }
-    if (quote === '"') {
-      if (ch === '"') quote = undefined
-      else if (ch === '\\' && i + 1 < script.length) word += script[++i]
-      else if (ch === '`' || (ch === '$' && script[i + 1] === '(')) {
-        // A substitution inside double quotes is a script of its own.
-        const [body, end] = readSubstitution(script, i)
-        nested.push(...splitScript(body))
-        word += script.slice(i, end + 1)
-        i = end
-      } else word += ch
-      continue
-    }
-    if (ch === "'" || ch === '"') {
-      quote = ch
+    if (ch === "'") {
+      // Everything up to the closing quote, as it is.
+      const close = script.indexOf("'", i + 1)
+      const end = close === -1 ? length : close
+      word += script.slice(i + 1, end)
       inWord = true
+      i = end + 1
       continue
     }
-    if (ch === '\\' && i + 1 < script.length) {
-      word += script[++i]
+    if (ch === '"') {
       inWord = true
+      i++
+      while (i < length) {
+        const inner = script.charCodeAt(i)
+        if (inner >= 128 || SPECIAL_IN_DOUBLE[inner] === 0) {
+          let j = i + 1
+          while (j < length) {
+            const next = script.charCodeAt(j)
+            if (next < 128 && SPECIAL_IN_DOUBLE[next] === 1) break
+            j++
+          }
+          word += script.slice(i, j)
+          i = j
+          continue
+        }
+        const c = script[i]!
+        if (c === '"') break
+        if (c === '\\' && i + 1 < length) {
+          word += script[i + 1]
+          i += 2
+        } else if (c === '`' || (c === '$' && script[i + 1] === '(')) {
+          // A substitution inside double quotes is a script of its own.
+          const [body, end] = readSubstitution(script, i)
+          ;(nested ??= []).push(...splitScript(body))
+          word += script.slice(i, end + 1)
+          i = end + 1
+        } else {
+          word += c
+          i++
+        }
+      }
+      i++ // the closing quote (or past the end when unclosed)
+      continue
+    }
+    if (ch === '\\' && i + 1 < length) {
+      word += script[i + 1]
+      inWord = true
+      i += 2
       continue
     }
     if (ch === ' ' || ch === '\t') {
-      endWord()
+      if (inWord) words.push(word)
+      word = ''
+      inWord = false
+      i++
       continue
     }
     if (ch === '`' || (ch === '$' && script[i + 1] === '(')) {
       const [body, end] = readSubstitution(script, i)
-      nested.push(...splitScript(body))
+      ;(nested ??= []).push(...splitScript(body))
       // Kept in the word: a substitution in command position makes the command unknowable.
       word += script.slice(i, end + 1)
-      i = end
       inWord = true
+      i = end + 1
       continue
     }
-    if (';&|\n(){}<>'.includes(ch)) {
-      endCommand()
+    if (OPERATORS[code] === 1) {
+      if (inWord) words.push(word)
+      word = ''
+      inWord = false
+      endCommand(words, commands)
+      words = []
+      i++
       continue
     }
+    // `$` not starting a substitution, a lone `\\` at the end: plain text.
     word += ch
     inWord = true
+    i++
   }
-  endCommand()
-  return [...commands, ...nested]
+  if (inWord) words.push(word)
+  endCommand(words, commands)
+  if (nested !== undefined) for (const command of nested) commands.push(command)
+  return commands
+}
+
+/** Close a simple command: leading NAME=value assignments are not the command. */
+function endCommand(words: string[], commands: string[][]): void {
+  let first = 0
+  while (first < words.length && ASSIGNMENT.test(words[first]!)) first++
+  if (first < words.length) commands.push(first === 0 ? words : words.slice(first))
 }
 
 /**
