@@ -22,7 +22,7 @@ import {
   type ObjectSchema,
 } from '../validation.js'
 import { callIdOf, idempotencyKeyOf, strictCallIdOf } from './call_identity.js'
-import type { DispatchContext, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
+import type { DispatchContext, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 
@@ -553,10 +553,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     const callId = prepared.callId
     // The permission gate: after validation, before any event or handler. A
     // refusal (TOOL_DENIED) is thrown as is, never wrapped: the handler never ran.
+    // One object per run is both what the gate is asked about and the
+    // handler's call info, so what the gate worked out for this run (a
+    // path's resolution) can be handed to the handler of this run only.
+    const info = new CallInfo(prepared as Prepared<Args>, ctx.abortSignal)
     const gate = ctx.permissions
-    if (gate !== undefined) {
-      await gate.authorize({ toolName: this.name, callId, args: prepared.args, loggedArgs: prepared.loggedArgs }, ctx)
-    }
+    if (gate !== undefined) await gate.authorize(info, ctx)
     const startedAt = Date.now()
     const started = performance.now()
     try {
@@ -566,7 +568,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     let result: ToolResult
     try {
-      result = await this.#run(prepared, ctx)
+      result = await this.#run(prepared, ctx, info)
     } catch (cause) {
       const error = new E_TOOL_DOWNSTREAM_ERROR(`${this.name} failed: ${errorSummary(cause)}`, {
         cause,
@@ -633,12 +635,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     return structuredClone(this.#description)
   }
 
-  #run(prepared: ValidCall<Args>, ctx: DispatchContext): ToolResult | Promise<ToolResult> {
+  #run(prepared: ValidCall<Args>, ctx: DispatchContext, info: CallInfo): ToolResult | Promise<ToolResult> {
     const signal = ctx.abortSignal
     if (signal.aborted) {
       throw new E_TOOL_ABORTED(`Call to "${this.name}" was cancelled before it started`, { cause: signal.reason })
     }
-    return this.#handler(prepared.args, ctx, this.meta, new CallInfo(prepared as Prepared<Args>, signal))
+    return this.#handler(prepared.args, ctx, this.meta, info)
   }
 }
 
@@ -658,11 +660,12 @@ function startEvent(toolName: string, turnId: string, callId: string, prepared: 
 }
 
 /**
- * What a handler learns about its call. A class rather than an object literal
+ * What a handler learns about its call, and what the permission gate is
+ * asked about (one object per run). A class rather than an object literal
  * with a getter: a literal's accessor is created anew on every call, and
  * this is the hottest path of the kit.
  */
-class CallInfo implements ToolCallInfo {
+class CallInfo implements ToolCallInfo, GatedToolCall {
   readonly callId: string
   readonly toolName: string
   readonly signal: AbortSignal
@@ -678,6 +681,16 @@ class CallInfo implements ToolCallInfo {
   /** Read through: the prepared call hashes it on first read (most handlers never look). */
   get idempotencyKey(): string {
     return this.#prepared.idempotencyKey
+  }
+
+  /** For the gate: the validated args. */
+  get args(): unknown {
+    return this.#prepared.args
+  }
+
+  /** For the gate: the args as events record them, redacted on first read (a gate that does not ask never reads them). */
+  get loggedArgs(): unknown {
+    return this.#prepared.loggedArgs
   }
 
   /** A plain copy (`idempotencyKey` included) for logs and `JSON.stringify`. */

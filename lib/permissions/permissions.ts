@@ -9,7 +9,8 @@ import { lstat } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
 import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, PermissionRuleRef, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
-import { resolveInRoot, resolveRealRoot, type PathScope } from '../sandbox/paths.js'
+import { resolveInRoot, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
+import { shareResolution } from '../sandbox/shared_resolution.js'
 import { PermissionPolicy, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
 import type { RawPermissionPolicy } from './rules.js'
 
@@ -241,6 +242,11 @@ export class Permissions implements ToolCallGate {
     const reason = verdict.rule?.reason
     const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId
     if (verdict.decision === 'allow') {
+      // Allowed by the policy itself, nobody asked: the handler of this run
+      // may use the path as resolved here (an existing one) instead of
+      // resolving it again. Not after an approval, which can take minutes.
+      const subjectPath = verdict.path
+      if (subjectPath instanceof SubjectPath && subjectPath.resolution.stats !== undefined) shareResolution(call, subjectPath.resolution)
       // The common path, kept free of object spreads.
       const event: PermissionDecisionEvent = {
         toolName: call.toolName,
@@ -365,13 +371,25 @@ function denial(toolName: string, verdict: PolicyVerdict, approver: string, note
   )
 }
 
+/** A resolved path argument that keeps the sandbox's full resolution, to hand to the handler. */
+class SubjectPath implements ResolvedSubjectPath {
+  readonly relative: string
+  readonly isDirectory: boolean
+  readonly resolution: ResolvedPath
+
+  constructor(resolution: ResolvedPath) {
+    this.relative = path.sep === '/' ? resolution.relative : resolution.relative.split(path.sep).join('/')
+    this.isDirectory = resolution.stats?.isDirectory() === true
+    this.resolution = resolution
+  }
+}
+
 /** Resolve path arguments with the sandbox's own resolution (`..` collapsed, symlinks followed and checked). */
 function pathResolver(scope: PathScope): PathResolver {
   return {
     async resolve(input: string): Promise<ResolvedSubjectPath | undefined> {
       try {
-        const resolved = await resolveInRoot(scope, input)
-        return { relative: resolved.relative.split(path.sep).join('/'), isDirectory: resolved.stats?.isDirectory() === true }
+        return new SubjectPath(await resolveInRoot(scope, input))
       } catch {
         return undefined
       }

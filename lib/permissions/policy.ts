@@ -145,7 +145,7 @@ export class PermissionPolicy {
    * @returns The verdict, or a promise of it.
    * @internal
    */
-  evaluate(call: PolicyCall, paths: PathResolver): PolicyVerdict | Promise<PolicyVerdict> {
+  evaluate(call: PolicyCall, paths: PathResolver): Evaluation | Promise<Evaluation> {
     const plan = this.#planFor(call.toolName)
     const subject = new Subject(call, paths, plan)
     if (plan.needsPath) {
@@ -157,7 +157,7 @@ export class PermissionPolicy {
   }
 
   /** The rules from `start` on, synchronously until a match needs the file system. */
-  #judge(plan: Plan, subject: Subject, start: number, best: CompiledRule | undefined): PolicyVerdict | Promise<PolicyVerdict> {
+  #judge(plan: Plan, subject: Subject, start: number, best: CompiledRule | undefined): Evaluation | Promise<Evaluation> {
     const rules = plan.rules
     for (let i = start; i < rules.length; i++) {
       const rule = rules[i]!
@@ -171,7 +171,7 @@ export class PermissionPolicy {
     return new Verdict(best?.decision ?? this.defaultDecision, best, subject)
   }
 
-  async #judgeAfter(plan: Plan, subject: Subject, i: number, best: CompiledRule | undefined, pending: Promise<boolean>): Promise<PolicyVerdict> {
+  async #judgeAfter(plan: Plan, subject: Subject, i: number, best: CompiledRule | undefined, pending: Promise<boolean>): Promise<Evaluation> {
     const rule = plan.rules[i]!
     if (!(await pending)) return this.#judge(plan, subject, i + 1, best)
     return rule.decision === 'deny' ? new Verdict('deny', rule, subject) : this.#judge(plan, subject, i + 1, rule)
@@ -226,8 +226,20 @@ function planOf(rules: readonly CompiledRule[]): Plan {
   return { rules, needsPath: rules.some((rule) => rule.match.kind === 'paths'), slots, commandRules, byExecutable }
 }
 
+/**
+ * What `evaluate` says: a verdict, and the call's path as resolved (`null`
+ * when it has none or no path rule applies, `undefined` when it does not
+ * resolve inside the root).
+ *
+ * @internal
+ */
+export interface Evaluation extends PolicyVerdict {
+  /** The resolved path argument, as the resolver returned it. */
+  readonly path: ResolvedSubjectPath | undefined | null
+}
+
 /** A verdict whose `subject` (a string built from the args) is made only when read: an allowed call never reads it. */
-class Verdict implements PolicyVerdict {
+class Verdict implements Evaluation {
   readonly decision: PermissionDecision
   readonly rule: CompiledRule | undefined
   readonly #of: Subject
@@ -240,6 +252,10 @@ class Verdict implements PolicyVerdict {
 
   get subject(): string | undefined {
     return this.#of.describe()
+  }
+
+  get path(): ResolvedSubjectPath | undefined | null {
+    return this.#of.path
   }
 }
 
@@ -262,6 +278,11 @@ class Subject {
     this.#call = call
     this.#paths = paths
     this.#plan = plan
+  }
+
+  /** The resolved path argument (see {@link Evaluation.path}). */
+  get path(): ResolvedSubjectPath | undefined | null {
+    return this.#path
   }
 
   /** Resolve the call's `path` argument before matching. */

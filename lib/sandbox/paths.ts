@@ -212,11 +212,11 @@ export async function resolveInRoot(scope: PathScope, input: string, options?: R
   // The lstat of `current` when the loop already made it (saves one syscall per call).
   let currentStats: Stats | undefined
   for (let i = 0; i < parts.length; i++) {
-    const next = path.join(current, parts[i]!)
+    const next = childOf(current, parts[i]!)
     if (i === parts.length - 1 && options?.target === 'open') {
       // The caller opens the target with O_NOFOLLOW and re-checks what it
       // opened: the lstat would only repeat what that open and fstat learn.
-      return { input, root, absolute: next, relative: relativeOf(root, next), existing: current, missing: [], stats: undefined, danglingLink: undefined, targetUnchecked: true }
+      return { input, root, absolute: next, relative: relativeBelow(root, next) ?? relativeOf(root, next), existing: current, missing: [], stats: undefined, danglingLink: undefined, targetUnchecked: true }
     }
     let stats: Stats | undefined
     try {
@@ -250,7 +250,7 @@ export async function resolveInRoot(scope: PathScope, input: string, options?: R
     input,
     root,
     absolute: current,
-    relative: relativeOf(root, current),
+    relative: relativeBelow(root, current) ?? relativeOf(root, current),
     existing: current,
     missing: [],
     stats: currentStats ?? lstatOrToolError(current, input),
@@ -309,8 +309,12 @@ function lexicalParts(scope: PathScope, root: string, input: string): string[] {
     relative = path.relative(base, normalised)
   } else {
     const normalised = path.resolve(root, input)
-    if (!isInside(root, normalised)) throw escape(input, 'climbs out of the sandbox root with ".."')
-    relative = path.relative(root, normalised)
+    const below = relativeBelow(root, normalised)
+    if (below !== undefined) relative = below === '.' ? '' : below
+    else {
+      if (!isInside(root, normalised)) throw escape(input, 'climbs out of the sandbox root with ".."')
+      relative = path.relative(root, normalised)
+    }
   }
   return relative.split(path.sep).filter((part) => part !== '' && part !== '.')
 }
@@ -363,6 +367,31 @@ function missingFrom(
     stats: undefined,
     danglingLink: danglingLink === undefined ? undefined : relativeOf(root, danglingLink),
   }
+}
+
+/**
+ * `path.join(dir, name)` for a normalised absolute `dir` and one component
+ * `name` (no separator, not `.` or `..`): what the resolution loop joins, on
+ * every call of every path tool, without `join`'s normalisation pass.
+ */
+function childOf(dir: string, name: string): string {
+  if (path.sep !== '/') return path.join(dir, name)
+  return dir === '/' ? `/${name}` : `${dir}/${name}`
+}
+
+/**
+ * `relativeOf(root, candidate)` when `candidate` is `root` or lies below it,
+ * by comparing strings; `undefined` otherwise (or off POSIX), for the caller
+ * to fall back on `path.relative`. Only for paths known to be normalised
+ * and absolute (`path.resolve`, `realpath`, {@link childOf} of those):
+ * `path.relative` resolves both sides again, which a path tool paid two or
+ * three times per call.
+ */
+function relativeBelow(root: string, candidate: string): string | undefined {
+  if (path.sep !== '/') return undefined
+  if (candidate === root) return '.'
+  if (root === '/') return candidate.length > 1 && candidate.charCodeAt(0) === 47 ? candidate.slice(1) : undefined
+  return candidate.length > root.length + 1 && candidate.charCodeAt(root.length) === 47 && candidate.startsWith(root) ? candidate.slice(root.length + 1) : undefined
 }
 
 /**

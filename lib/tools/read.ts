@@ -12,6 +12,7 @@ import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbo
 import { toToolError } from '../sandbox/fs_errors.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
+import { takeSharedResolution } from '../sandbox/shared_resolution.js'
 import { BINARY_SNIFF_BYTES, readLineRange } from './read_lines.js'
 import { rangeNote } from './read_notes.js'
 
@@ -125,14 +126,19 @@ export class ReadTool extends Tool<any, ReadArgs> {
       inputSchema: readSchema,
       sideEffect: false,
       idempotent: true,
-      handler: async ({ path, offset, limit, lineNumbers }) => {
+      handler: async ({ path, offset, limit, lineNumbers }, _ctx, _meta, call) => {
         assertFilePathInput(path)
         const ranged = offset !== undefined || limit !== undefined || lineNumbers === true
         if (!ranged) {
           // The common case, a whole small file, in the fewest thread-pool
           // jobs: the open and its re-check stand in for the target's lstat.
-          const quick = await resolveInRoot(sandbox, path, { target: 'open' })
-          const read = quick.targetUnchecked ? await readUncheckedTarget(quick, cap) : undefined
+          // A permission gate that resolved this path for this run hands its
+          // resolution over: the open and re-check below are what make it
+          // safe either way.
+          let shared = takeSharedResolution(call, path)
+          if (shared !== undefined && shared.root !== (await sandbox.realRoot())) shared = undefined
+          const quick = shared ?? (await resolveInRoot(sandbox, path, { target: 'open' }))
+          const read = quick.targetUnchecked || shared !== undefined ? await readUncheckedTarget(quick, cap) : undefined
           if (read !== undefined) return decodeText(read.bytes, read.remainder, cap, path)
         }
         const resolved = await resolveInRoot(sandbox, path)
