@@ -558,7 +558,11 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     // path's resolution) can be handed to the handler of this run only.
     const info = new CallInfo(prepared as Prepared<Args>, ctx.abortSignal)
     const gate = ctx.permissions
-    if (gate !== undefined) await gate.authorize(info, ctx)
+    if (gate !== undefined) {
+      // A gate that allows at once returns nothing: no await, no microtask.
+      const pending = gate.authorize(info, ctx)
+      if (pending !== undefined) await pending
+    }
     const startedAt = Date.now()
     const started = performance.now()
     try {

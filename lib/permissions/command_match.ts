@@ -46,7 +46,7 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   const name = executableName(executable)
   out.push(argv as string[])
   names.push(name)
-  if (executable === '' || /[$`]/.test(executable)) {
+  if (executable === '' || executable.includes('$') || executable.includes('`')) {
     return `the command word ${JSON.stringify(executable)} is computed when the script runs`
   }
   const rest = argv.slice(1)
@@ -80,7 +80,9 @@ function gitAlias(rest: readonly string[]): boolean {
  * @returns Its name.
  */
 export function executableName(word: string): string {
-  return path.basename(word).toLowerCase().replace(/\.exe$/, '')
+  // A bare name (the usual case) is its own basename: no path parsing.
+  const lower = (path.sep === '/' && !word.includes('/') ? word : path.basename(word)).toLowerCase()
+  return lower.endsWith('.exe') ? lower.slice(0, -4) : lower
 }
 
 /**

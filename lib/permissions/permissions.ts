@@ -11,7 +11,7 @@ import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, Permissio
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
 import { resolveInRoot, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
 import { shareResolution } from '../sandbox/shared_resolution.js'
-import { PermissionPolicy, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
+import { PermissionPolicy, type Evaluation, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
 import type { RawPermissionPolicy } from './rules.js'
 
 /** What an approver is asked. */
@@ -231,13 +231,35 @@ export class Permissions implements ToolCallGate {
   /**
    * Decide one validated call; the executor calls this.
    *
+   * @remarks
+   * Returns `undefined` when the policy allows the call outright with
+   * nothing to look up on disk (most calls: no promise, no await); otherwise
+   * a promise that resolves when the call may run and rejects with
+   * `TOOL_DENIED` when it may not. It never throws synchronously.
+   *
    * @param call - The call.
    * @param ctx - Its context (decisions are reported through `ctx.emitPermissionDecision`).
-   * @throws {@link toolsmith/core!E_TOOL_DENIED} when the call may not run.
+   * @returns `undefined`, or a promise of the decision.
+   * @throws {@link toolsmith/core!E_TOOL_DENIED} (as a rejection) when the call may not run.
    */
-  async authorize(call: GatedToolCall, ctx: DispatchContext): Promise<void> {
+  authorize(call: GatedToolCall, ctx: DispatchContext): void | Promise<void> {
     const started = performance.now()
-    const verdict = await this.policy.evaluate({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
+    let evaluated: Evaluation | Promise<Evaluation>
+    try {
+      evaluated = this.policy.evaluate(call, this.#paths)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (evaluated instanceof Promise) return evaluated.then((verdict) => this.#decided(call, ctx, verdict, started))
+    try {
+      return this.#decided(call, ctx, evaluated, started)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** Act on the policy's verdict: report an allow and return, deny, or ask. */
+  #decided(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, started: number): void | Promise<void> {
     const rule = verdict.rule === undefined ? null : verdict.rule.ref
     const reason = verdict.rule?.reason
     const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId
@@ -263,6 +285,11 @@ export class Permissions implements ToolCallGate {
       this.#report(ctx, event)
       return
     }
+    return this.#refuseOrAsk(call, ctx, verdict, started, toolCallId)
+  }
+
+  async #refuseOrAsk(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, started: number, toolCallId: unknown): Promise<void> {
+    const reason = verdict.rule?.reason
     if (verdict.decision === 'deny') {
       this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
       throw denial(call.toolName, verdict, 'policy', undefined, `${describeRule(verdict)} denies it${reason ? `: ${reason}` : ''}`)

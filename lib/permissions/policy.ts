@@ -201,13 +201,32 @@ interface Plan {
   readonly slots: readonly number[]
   /** How many command rules. */
   readonly commandRules: number
-  /** Executable name → the (slot, prefix) pairs whose prefix starts with it. */
-  readonly byExecutable: ReadonlyMap<string, readonly { readonly slot: number; readonly prefix: CommandPrefix }[]>
+  /** Executable name → its command rules' prefixes (see {@link PrefixIndex}). */
+  readonly byExecutable: ReadonlyMap<string, PrefixIndex>
+}
+
+/** A command rule's prefix and the rule's slot. */
+interface SlotPrefix {
+  readonly slot: number
+  readonly prefix: CommandPrefix
+}
+
+/**
+ * The prefixes that start with one executable name: those of one word
+ * (`rm`), which match every command of that name, and the others by their
+ * second word. A prefix of several words advances past its second word only
+ * on an equal word of the command (options may sit between), so a command
+ * that has no word equal to it cannot match: `git status` is checked
+ * against no `git push…` prefix at all.
+ */
+interface PrefixIndex {
+  readonly bare: SlotPrefix[]
+  readonly bySecondWord: Map<string, SlotPrefix[]>
 }
 
 function planOf(rules: readonly CompiledRule[]): Plan {
   const slots: number[] = []
-  const byExecutable = new Map<string, { slot: number; prefix: CommandPrefix }[]>()
+  const byExecutable = new Map<string, PrefixIndex>()
   let commandRules = 0
   for (const rule of rules) {
     if (rule.match.kind !== 'commands') {
@@ -218,8 +237,15 @@ function planOf(rules: readonly CompiledRule[]): Plan {
     slots.push(slot)
     for (const prefix of rule.match.prefixes) {
       const name = prefix.words[0]!
-      let entries = byExecutable.get(name)
-      if (entries === undefined) byExecutable.set(name, (entries = []))
+      let index = byExecutable.get(name)
+      if (index === undefined) byExecutable.set(name, (index = { bare: [], bySecondWord: new Map() }))
+      if (prefix.words.length === 1) {
+        index.bare.push({ slot, prefix })
+        continue
+      }
+      const second = prefix.words[1]!
+      let entries = index.bySecondWord.get(second)
+      if (entries === undefined) index.bySecondWord.set(second, (entries = []))
       entries.push({ slot, prefix })
     }
   }
@@ -343,9 +369,15 @@ class Subject {
     const { commands: argvs, names } = commands
     for (let i = 0; i < argvs.length; i++) {
       const name = names[i]!
-      const entries = this.#plan.byExecutable.get(name)
-      if (entries === undefined) continue
-      for (const { slot, prefix } of entries) if (hits[slot] === 0 && prefix.matchesNamed(name, argvs[i]!)) hits[slot] = 1
+      const index = this.#plan.byExecutable.get(name)
+      if (index === undefined) continue
+      const argv = argvs[i]!
+      checkPrefixes(index.bare, name, argv, hits)
+      if (index.bySecondWord.size === 0) continue
+      for (let w = 1; w < argv.length; w++) {
+        const entries = index.bySecondWord.get(argv[w]!)
+        if (entries !== undefined) checkPrefixes(entries, name, argv, hits)
+      }
     }
     return hits
   }
@@ -368,6 +400,13 @@ class Subject {
   describe(): string | undefined {
     if (this.#described === null) this.#described = describeArgs(this.#call.args)
     return this.#described
+  }
+}
+
+function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array): void {
+  for (let e = 0; e < entries.length; e++) {
+    const { slot, prefix } = entries[e]!
+    if (hits[slot] === 0 && prefix.matchesNamed(name, argv)) hits[slot] = 1
   }
 }
 

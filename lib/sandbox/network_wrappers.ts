@@ -249,7 +249,8 @@ function unwrapShell(rest: readonly string[]): string[][] | Dynamic | undefined 
     if (/^[-+][a-zA-Z]+$/.test(word)) {
       const letters = word.slice(1)
       if (word.startsWith('-') && letters.includes('c')) hasCommand = true
-      i += 1 + [...letters].filter((letter) => SHELL_VALUE_LETTERS.has(letter)).length
+      i += 1
+      for (const letter of letters) if (SHELL_VALUE_LETTERS.has(letter)) i++
       continue
     }
     break
