@@ -92,6 +92,18 @@ export class PathGlob {
   }
 
   /**
+   * The texts of which every match contains at least one (one per
+   * alternative), or `undefined` when the glob has an alternative without
+   * literal text (`**`, `*`): a policy screens a path against all its
+   * globs' texts at once.
+   *
+   * @internal
+   */
+  get requiredText(): readonly string[] | undefined {
+    return this.#required
+  }
+
+  /**
    * `matches(relative)` on `PathGlob.subjectOf(relative)`.
    *
    * @param subject - `PathGlob.subjectOf(relative)`.
