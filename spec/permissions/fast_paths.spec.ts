@@ -59,6 +59,59 @@ describe('PathGlob: the literal-text shortcut refuses only what the pattern cann
   })
 })
 
+describe("a tool's globs screened at once by their literal texts", () => {
+  const policy = new PermissionPolicy({
+    rules: [
+      { tool: ['read', 'grep'], match: { paths: ['*.pem', 'id_rsa*'] }, decision: 'deny' },
+      { tool: ['read', 'grep'], match: { paths: ['{docs,notes}/**'] }, decision: 'ask' },
+      // No literal text at all: never screened out.
+      { tool: ['read', 'grep'], match: { paths: ['*/*/*/*/**'] }, decision: 'ask' },
+      { tool: ['read', 'grep'], match: { paths: ['secrets/**'] }, decision: 'deny' },
+      { tool: ['read', 'grep'], match: { paths: ['src/**'] }, decision: 'allow' },
+    ],
+    default: 'ask',
+  })
+  const existing = new Set(['secrets'])
+  const resolverFor = (relative: string, isDirectory: boolean) => ({
+    resolve: async () => ({ relative, isDirectory }),
+    exists: async (p: string) => existing.has(p),
+  })
+
+  it.each<[string, string, boolean, 'allow' | 'ask' | 'deny', number | undefined]>([
+    ['read', 'src/a.ts', false, 'allow', 4],
+    ['read', 'src/keys/server.pem', false, 'deny', 0],
+    ['read', 'src/.ssh/id_rsa.pub', false, 'deny', 0],
+    ['read', 'docs/a.md', false, 'ask', 1],
+    ['read', 'src/a/b/c/d.ts', false, 'ask', 2],
+    ['read', 'lib/a.ts', false, 'ask', undefined],
+    ['read', 'secrets/k', false, 'deny', 3],
+    // A directory search reaches below: the screen does not apply, `*.pem` could match any depth.
+    ['grep', '.', true, 'deny', 0],
+    ['grep', 'src', true, 'deny', 0],
+  ])('%s %s → %s (rule %s)', async (toolName, relative, isDirectory, decision, index) => {
+    const verdict = await policy.decide({ toolName, callId: 'c', args: { path: relative } }, resolverFor(relative, isDirectory))
+    expect(verdict.decision).toBe(decision)
+    expect(verdict.rule?.index).toBe(index)
+  })
+})
+
+describe('a directory search and anchored globs, screened', () => {
+  const policy = new PermissionPolicy([
+    { tool: 'grep', match: { paths: ['secrets/**'] }, decision: 'deny' },
+    { tool: 'grep', match: { paths: ['vendor/cache'] }, decision: 'ask' },
+  ])
+  it.each<[string, string[], 'allow' | 'ask' | 'deny']>([
+    ['.', ['secrets'], 'deny'],
+    ['.', ['vendor'], 'ask'],
+    ['.', [], 'allow'],
+    ['src', ['secrets'], 'allow'],
+    ['vendor', ['vendor/cache'], 'ask'],
+  ])('grep %s with %j existing → %s', async (relative, existing, decision) => {
+    const paths = { resolve: async () => ({ relative, isDirectory: true }), exists: async (p: string) => existing.includes(p) }
+    expect((await policy.decide({ toolName: 'grep', callId: 'c', args: { path: relative } }, paths)).decision).toBe(decision)
+  })
+})
+
 describe('command prefixes indexed by executable and second word', () => {
   const policy = new PermissionPolicy({
     rules: [
