@@ -101,9 +101,11 @@ export interface GatedToolCall {
 }
 
 /**
- * Decides whether a validated call may run. The executor awaits
+ * Decides whether a validated call may run. The executor calls
  * `authorize` after validation and before the handler (and before the
- * `toolExecutionStart` event); throwing refuses the call with that error.
+ * `toolExecutionStart` event), and awaits it when it returns a promise;
+ * throwing (or rejecting) refuses the call with that error. The call object
+ * is the same one the handler then receives as its call info.
  */
 export interface ToolCallGate {
   /**
