@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { performance } from 'node:perf_hooks'
 import { isSpooledArtifact, type ArtifactClass, type SpooledArtifactLike } from '../contracts/artifact.js'
 import {
   E_INVALID_INITIAL_TOOL_VALUE,

@@ -6,7 +6,6 @@
  */
 import path from 'node:path'
 import { lstat } from 'node:fs/promises'
-import { performance } from 'node:perf_hooks'
 import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, PermissionRuleRef, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
 import { resolveInRoot, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'

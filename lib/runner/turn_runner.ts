@@ -4,7 +4,6 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
-import { performance } from 'node:perf_hooks'
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import { createCallContext } from '../core/call_context.js'

@@ -24,7 +24,6 @@ import {
 import { mkdir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import {
   E_TOOL_FILE_NOT_FOUND,
   E_TOOL_FILE_TOO_LARGE,
@@ -264,11 +263,23 @@ export async function readUncheckedTarget(resolved: ResolvedPath, limit: number)
 }
 
 /** Raw-descriptor calls for {@link readUncheckedTarget} and the temp file of a write: no FileHandle object per call. */
-const openFd = promisify(openCallback)
-const fstatFd = promisify(fstatCallback) as (fd: number) => Promise<Stats>
-const fdatasyncFd = promisify(fdatasyncCallback)
-const fchmodFd = promisify(fchmodCallback)
-const fchownFd = promisify(fchownCallback)
+// Wrapped by hand rather than with util.promisify: `node:util` pulls
+// parseArgs, MIME and File into every `import 'toolsmith'` (bench: import).
+function openFd(file: string, flags: number, mode?: number): Promise<number> {
+  return new Promise((resolve, reject) => openCallback(file, flags, mode, (error, fd) => (error ? reject(error) : resolve(fd))))
+}
+function fstatFd(fd: number): Promise<Stats> {
+  return new Promise((resolve, reject) => fstatCallback(fd, (error, stats) => (error ? reject(error) : resolve(stats))))
+}
+function fdatasyncFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasyncCallback(fd, (error) => (error ? reject(error) : resolve())))
+}
+function fchmodFd(fd: number, mode: number): Promise<void> {
+  return new Promise((resolve, reject) => fchmodCallback(fd, mode, (error) => (error ? reject(error) : resolve())))
+}
+function fchownFd(fd: number, uid: number, gid: number): Promise<void> {
+  return new Promise((resolve, reject) => fchownCallback(fd, uid, gid, (error) => (error ? reject(error) : resolve())))
+}
 function writeFd(fd: number, data: Uint8Array, offset: number, length: number, position: number): Promise<number> {
   return new Promise((resolve, reject) => {
     writeCallback(fd, data, offset, length, position, (error, bytesWritten) => (error ? reject(error) : resolve(bytesWritten)))

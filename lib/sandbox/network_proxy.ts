@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { LookupAddress } from 'node:dns'
+import type { Agent, IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createRequire } from 'node:module'
 import { connect, isIP, type LookupFunction, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { normalizeHost, type NetworkAllowlist } from './network_allowlist.js'
@@ -100,7 +101,7 @@ function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
 
 function resolveAll(host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+    builtins().dns.lookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
   )
 }
 
@@ -108,6 +109,20 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 interface Verdict extends NetworkDecision {
   readonly addresses?: readonly LookupAddress[]
 }
+
+/**
+ * `node:http` and `node:dns`, loaded by the first proxy: with them (and the
+ * eleven modules `node:http` pulls in) at the top, every `import 'toolsmith'`
+ * paid for a proxy that only an allowlist sandbox starts (bench: import).
+ */
+function builtins(): { http: typeof import('node:http'); dns: typeof import('node:dns') } {
+  if (loaded === undefined) {
+    const require = createRequire(import.meta.url)
+    loaded = { http: require('node:http') as typeof import('node:http'), dns: require('node:dns') as typeof import('node:dns') }
+  }
+  return loaded
+}
+let loaded: { http: typeof import('node:http'); dns: typeof import('node:dns') } | undefined
 
 /**
  * The proxy of one sandbox.
@@ -129,7 +144,7 @@ export class NetworkProxy {
   readonly #allowlist: NetworkAllowlist
   readonly #server: Server
   readonly #clients = new WeakMap<object, ProxyClient>()
-  readonly #agent = new Agent({ keepAlive: true, maxFreeSockets: 16 })
+  readonly #agent: Agent = new (builtins().http.Agent)({ keepAlive: true, maxFreeSockets: 16 })
   readonly #sockets = new Set<Duplex>()
   /**
    * Each command resolves a host once: its later requests reuse the checked
@@ -144,7 +159,7 @@ export class NetworkProxy {
   constructor(allowlist: NetworkAllowlist) {
     this.#allowlist = allowlist
     // Never listens: connections are handed in by accept().
-    this.#server = createServer({ requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 5_000 })
+    this.#server = builtins().http.createServer({ requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 5_000 })
     // Neither handler may ever reject into the kit: a failure ends that one connection.
     this.#server.on('request', (req, res) => this.#onRequest(req, res).catch(() => res.destroy()))
     this.#server.on('connect', (req, socket, head) => this.#onConnect(req, socket, head).catch(() => socket.destroy()))
@@ -335,7 +350,7 @@ export class NetworkProxy {
     // GET's body bare, and the server would read it as a second request
     // nobody decided.
     if (req.headers['transfer-encoding'] !== undefined) headers.push('Transfer-Encoding', 'chunked')
-    const upstream = httpRequest({
+    const upstream = builtins().http.request({
       host,
       port,
       method: req.method,
