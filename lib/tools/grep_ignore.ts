@@ -313,6 +313,32 @@ export async function scanIgnoreRules(options: IgnoreScanOptions): Promise<strin
     return listing
   }
 
+  /**
+   * Whether `name` in `dir` is a directory remembered, unchanged, with no
+   * ignore file and no subdirectory: then there is nothing to read or walk
+   * in it, and one `lstat` replaces the open, `fstat` and close (most
+   * directories of a tree are such leaves). The `lstat` is of the entry
+   * itself, through the parent's checked descriptor, so a symlink put in its
+   * place is a symlink here (never followed) and takes the full path below.
+   */
+  const unchangedEmptyLeaf = (dir: OpenDirectory, name: string): boolean => {
+    let stats: BigIntStats | undefined
+    try {
+      stats = lstatSync(`${dir.path}/${name}`, { bigint: true, throwIfNoEntry: false })
+    } catch {
+      return false
+    }
+    if (stats === undefined || !stats.isDirectory()) return false
+    const known = listings.get(`${stats.dev}:${stats.ino}`)
+    return (
+      known !== undefined &&
+      known.mtimeNs === stats.mtimeNs &&
+      known.ctimeNs === stats.ctimeNs &&
+      known.subdirs.length === 0 &&
+      known.ignoreFiles.length === 0
+    )
+  }
+
   /** Read the ignore files of one directory into the blocks and the pruning scope. */
   const readRules = (dir: OpenDirectory, listing: Listing, rel: string, pruning: Pruning): void => {
     for (const name of IGNORE_FILE_NAMES) {
@@ -351,6 +377,7 @@ export async function scanIgnoreRules(options: IgnoreScanOptions): Promise<strin
     for (const name of listing.subdirs) {
       const childRel = rel === '' ? name : `${rel}/${name}`
       if (own.skips(name, childRel)) continue
+      if (unchangedEmptyLeaf(dir, name)) continue
       const child = openChild(dir, name)
       if (child === undefined) continue
       try {
