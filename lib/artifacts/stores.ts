@@ -5,11 +5,11 @@
  * @module
  */
 import { randomBytes } from 'node:crypto'
-import { createReadStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { constants, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { E_ARTIFACT_QUERY_FAILED, E_INVALID_OPTIONS } from '../exceptions.js'
 import { sha256Hex } from '../utils/hash.js'
 import {
   LineIndexBuilder,
@@ -373,7 +373,9 @@ export class FileSpoolStore implements SpoolStore {
    * this store's own files.
    */
   #fromFolder(id: string): SpoolReader | undefined {
-    const prefix = `${sha256Hex(id)}-`
+    // Exactly the names write() makes, for this id: `<sha256(id)>-<token>-<n>.spool`.
+    const own = new RegExp(`^${sha256Hex(id)}-[0-9a-f]{8}-[0-9]+\\.spool$`)
+    const uid = process.getuid?.()
     let newest: { path: string; mtimeMs: number } | undefined
     let names: string[]
     try {
@@ -383,11 +385,14 @@ export class FileSpoolStore implements SpoolStore {
     }
     for (const name of names) {
       // Complete files only: a write in progress is still `….spool.<pid>.tmp`.
-      if (!name.startsWith(prefix) || !name.endsWith('.spool')) continue
+      if (!own.test(name)) continue
       const path = join(this.#dir, name)
       try {
-        const stats = statSync(path)
-        if (stats.isFile() && (newest === undefined || stats.mtimeMs > newest.mtimeMs)) newest = { path, mtimeMs: stats.mtimeMs }
+        // lstat: a symlink planted under a spool file's name is not a spool
+        // (it could name /proc/self/environ); nor is a file of another user.
+        const stats = lstatSync(path)
+        if (!stats.isFile() || (uid !== undefined && stats.uid !== uid)) continue
+        if (newest === undefined || stats.mtimeMs > newest.mtimeMs) newest = { path, mtimeMs: stats.mtimeMs }
       } catch {
         // Deleted meanwhile by its owner: not a candidate.
       }
@@ -500,7 +505,7 @@ export class FileSpoolReader implements SpoolReader {
    * @returns The whole text.
    */
   async readAll(): Promise<string> {
-    const handle = await open(this.#path, 'r')
+    const handle = await openSpoolFile(this.#path)
     try {
       return (await handle.readFile()).toString('utf8')
     } finally {
@@ -518,7 +523,7 @@ export class FileSpoolReader implements SpoolReader {
    */
   async *lines(start = 0, end = Infinity, options: SpoolLinesOptions = {}): AsyncGenerator<SpoolLine> {
     const index = await this.#index
-    const handle = await open(this.#path, 'r')
+    const handle = await openSpoolFile(this.#path)
     try {
       const read = async (position: number, length: number): Promise<Uint8Array> => {
         const buffer = Buffer.allocUnsafe(Math.min(length, SPOOL_CHUNK_BYTES))
@@ -535,6 +540,29 @@ export class FileSpoolReader implements SpoolReader {
 /** The line index of a finished spool file, read once in big chunks. */
 async function indexFile(path: string): Promise<LineIndex> {
   const builder = new LineIndexBuilder()
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) builder.push(chunk as Buffer)
+  const handle = await openSpoolFile(path)
+  // The stream closes the handle when it ends or fails.
+  for await (const chunk of handle.createReadStream({ highWaterMark: 1024 * 1024 })) builder.push(chunk as Buffer)
   return builder.finish()
+}
+
+/**
+ * Open a spool file for reading, refusing anything but a regular file: a
+ * symlink, FIFO or device put in its place (another process sharing the
+ * folder could) is never followed, waited on or read.
+ */
+async function openSpoolFile(path: string): Promise<FileHandle> {
+  let handle: FileHandle
+  try {
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error
+    throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} was replaced by a symbolic link; it was not read`, { cause: error })
+  }
+  const stats = await handle.stat()
+  if (!stats.isFile()) {
+    await handle.close()
+    throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} is not a regular file any more; it was not read`)
+  }
+  return handle
 }

@@ -1,5 +1,6 @@
 import { LineIndexBuilder } from '../../lib/entries/internal.js'
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -207,6 +208,33 @@ describe('FileSpoolStore', () => {
     const late = new FileSpoolStore({ dir: writer.dir })
     writeFileSync(join(writer.dir, `${sha256Hex('half')}-abcd-1.spool.123.tmp`), 'partial')
     expect(late.read('half')).toBeUndefined()
+  })
+
+  it('reading another store\'s spool never follows a planted symlink and never waits on a FIFO', async () => {
+    const writer = fileStore()
+    const outside = join(writer.dir, '..', `outside-${process.pid}.txt`)
+    writeFileSync(outside, 'SECRET=1\n')
+    try {
+      // A symlink named exactly like a spool file is not a spool.
+      symlinkSync(outside, join(writer.dir, `${sha256Hex('planted')}-0123abcd-1.spool`))
+      expect(new FileSpoolStore({ dir: writer.dir }).read('planted')).toBeUndefined()
+
+      // A genuine spool, chosen, then swapped for a symlink or a FIFO before it is read.
+      const real = (await writer.write('swapped', 'genuine\n')) as SpoolReader & { path: string }
+      const viaSymlink = new FileSpoolStore({ dir: writer.dir }).read('swapped')!
+      rmSync(real.path)
+      symlinkSync(outside, real.path)
+      await expect(viaSymlink.readAll()).rejects.toMatchObject({ code: 'E_ARTIFACT_QUERY_FAILED' })
+      await expect(allLines(viaSymlink)).rejects.toMatchObject({ code: 'E_ARTIFACT_QUERY_FAILED' })
+      rmSync(real.path)
+      execFileSync('mkfifo', [real.path])
+      const viaFifo = new FileSpoolStore({ dir: writer.dir }).read('swapped')
+      // The FIFO is not even a candidate now; a reader chosen before the swap refuses it.
+      expect(viaFifo).toBeUndefined()
+      await expect(viaSymlink.readAll()).rejects.toMatchObject({ code: 'E_ARTIFACT_QUERY_FAILED' })
+    } finally {
+      rmSync(outside, { force: true })
+    }
   })
 
   it('a deleted spool fails cleanly when read', async () => {
