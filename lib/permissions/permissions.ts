@@ -267,7 +267,9 @@ export class Permissions implements ToolCallGate {
       // may use the path as resolved here (an existing one) instead of
       // resolving it again. Not after an approval, which can take minutes.
       const subjectPath = verdict.path
-      if (subjectPath instanceof SubjectPath && subjectPath.resolution.stats !== undefined) shareResolution(call, subjectPath.resolution)
+      // Shared for a missing path too: a handler that finds it changed (a
+      // symlink created there meanwhile) then refuses instead of reading it.
+      if (subjectPath instanceof SubjectPath) shareResolution(call, subjectPath.resolution)
       // The common path, kept free of object spreads.
       const event: PermissionDecisionEvent = {
         toolName: call.toolName,

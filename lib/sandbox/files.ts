@@ -132,11 +132,32 @@ async function checkOpened(
         ? [readlinkSync(`/proc/self/fd/${handle.fd}`), withStats ? fstatSync(handle.fd) : undefined]
         : await Promise.all([openedRealPath(handle.fd, absolute), withStats ? handle.stat() : undefined])
     if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
+    // Opening the resolved target itself: it must be exactly what was
+    // resolved (and perhaps judged by a permission policy), not just any
+    // file inside the root that a swapped directory or symlink leads to.
+    if (procFdWorks === true && absolute === resolved.absolute && resolved.missing.length === 0 && real !== resolved.absolute) {
+      throw swappedSinceResolved(resolved)
+    }
     return { handle, stats }
   } catch (error) {
     await handle.close().catch(() => undefined)
     throw toToolError(error, resolved.input, 'open')
   }
+}
+
+/**
+ * The refusal when what was opened is inside the root but is not the file
+ * the path resolved to: a directory or the file itself was swapped for a
+ * symlink (or renamed) between the resolution, which a permission policy
+ * may have judged, and the open.
+ *
+ * @internal
+ */
+export function swappedSinceResolved(resolved: ResolvedPath): E_TOOL_PATH_ESCAPE {
+  return new E_TOOL_PATH_ESCAPE(
+    `${JSON.stringify(resolved.input)} changed while it was being opened (it now leads to another file); nothing was read. Call again if the change was expected`,
+    { details: { path: resolved.input } },
+  )
 }
 
 function swappedOutside(resolved: ResolvedPath): E_TOOL_PATH_ESCAPE {
@@ -188,6 +209,7 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
       const real = readlinkSync(`/proc/self/fd/${fd}`)
       stats = fstatSync(fd)
       if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
+      if (real !== resolved.absolute) throw swappedSinceResolved(resolved)
     } catch (error) {
       throw toToolError(error, resolved.input, 'open')
     }
@@ -209,14 +231,17 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
  *
  * @param resolved - A resolution with `targetUnchecked`.
  * @param limit - Largest accepted size, in bytes.
+ * @param exact - The resolution was judged by a permission policy: a file
+ *   other than the one it names is refused, not handed over.
  * @returns The bytes, or `undefined` when this path cannot answer exactly
  *   (the open failed, the target is not a regular file or is over `limit`):
  *   the caller then resolves again without the option and takes the
  *   checked path, whose errors and paging say precisely what is wrong.
- * @throws `TOOL_PATH_ESCAPE` when what was opened lies outside the root.
+ * @throws `TOOL_PATH_ESCAPE` when what was opened lies outside the root,
+ *   or (with `exact`) is not the file the resolution names.
  * @internal
  */
-export async function readUncheckedTarget(resolved: ResolvedPath, limit: number): Promise<FileBytes | undefined> {
+export async function readUncheckedTarget(resolved: ResolvedPath, limit: number, exact = false): Promise<FileBytes | undefined> {
   const flags = constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW
   if (procFdWorks !== true) {
     // Until /proc/self/fd is known to work (or where it does not), through a FileHandle and the checked re-check.
@@ -249,6 +274,12 @@ export async function readUncheckedTarget(resolved: ResolvedPath, limit: number)
     const real = readlinkSync(`/proc/self/fd/${fd}`)
     const stats = fstatSync(fd)
     if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
+    if (real !== resolved.absolute) {
+      // A directory on the way was swapped since the resolution: a judged
+      // path is refused; an unjudged one takes the fully checked path.
+      if (exact) throw swappedSinceResolved(resolved)
+      return undefined
+    }
     if (!stats.isFile() || stats.size > limit) return undefined
     return await readBytes(resolved, fdSource(fd), stats, limit)
   } catch (error) {

@@ -6,9 +6,10 @@
  * The key is the run's call object (the executor makes one per run and gives
  * the same object to the gate and to the handler), so a resolution never
  * reaches another call or another run of the same call. It is taken once.
- * Safety does not rest on it: the handler opens the resolved path with
- * `O_NOFOLLOW` and checks where the descriptor really is, exactly as it does
- * with its own resolution, which is just as old by the time of the open.
+ * It also keeps the handler to the file the gate judged: the handler opens
+ * the resolved path with `O_NOFOLLOW` and refuses a descriptor whose real
+ * path is not exactly the judged one, or a fresh resolution that leads
+ * elsewhere (a symlink or directory swapped in between decision and open).
  *
  * @module
  */
@@ -20,7 +21,7 @@ const shared = new WeakMap<object, ResolvedPath>()
  * Offer a resolution to the handler of this run.
  *
  * @param run - The run's call object (what the gate was given).
- * @param resolved - A resolution of an existing path, made just now.
+ * @param resolved - A resolution made just now (its target may be missing).
  * @internal
  */
 export function shareResolution(run: object, resolved: ResolvedPath): void {

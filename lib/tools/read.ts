@@ -8,7 +8,7 @@ import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { fitText, headBoundary, truncationMarker } from '../sandbox/capture.js'
-import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbox/files.js'
+import { openRegularFile, readRegularFile, readUncheckedTarget, swappedSinceResolved } from '../sandbox/files.js'
 import { toToolError } from '../sandbox/fs_errors.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -129,19 +129,22 @@ export class ReadTool extends Tool<any, ReadArgs> {
       handler: async ({ path, offset, limit, lineNumbers }, _ctx, _meta, call) => {
         assertFilePathInput(path)
         const ranged = offset !== undefined || limit !== undefined || lineNumbers === true
+        // A permission gate that judged this path for this run hands its
+        // resolution over: what is read must be exactly the file it judged.
+        let judged = takeSharedResolution(call, path)
+        if (judged !== undefined && judged.root !== (await sandbox.realRoot())) judged = undefined
         if (!ranged) {
           // The common case, a whole small file, in the fewest thread-pool
           // jobs: the open and its re-check stand in for the target's lstat.
-          // A permission gate that resolved this path for this run hands its
-          // resolution over: the open and re-check below are what make it
-          // safe either way.
-          let shared = takeSharedResolution(call, path)
-          if (shared !== undefined && shared.root !== (await sandbox.realRoot())) shared = undefined
-          const quick = shared ?? (await resolveInRoot(sandbox, path, { target: 'open' }))
-          const read = quick.targetUnchecked || shared !== undefined ? await readUncheckedTarget(quick, cap) : undefined
+          const quick = judged ?? (await resolveInRoot(sandbox, path, { target: 'open' }))
+          const read = quick.targetUnchecked || judged !== undefined ? await readUncheckedTarget(quick, cap, judged !== undefined) : undefined
           if (read !== undefined) return decodeText(read.bytes, read.remainder, cap, path)
         }
         const resolved = await resolveInRoot(sandbox, path)
+        // Resolved again (a range, a large file, or the quick path could not
+        // answer): a path that now leads elsewhere than what the gate judged
+        // (a symlink or directory swapped in meanwhile) is refused.
+        if (judged !== undefined && resolved.absolute !== judged.absolute) throw swappedSinceResolved(resolved)
         if (!ranged && !(resolved.stats !== undefined && resolved.stats.isFile() && resolved.stats.size > cap)) {
           try {
             const { bytes, remainder } = await readRegularFile(resolved, cap)
