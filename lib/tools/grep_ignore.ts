@@ -222,6 +222,12 @@ const MAX_REMEMBERED = 100_000
  */
 const SETTLED_NS = 2_000_000_000n
 
+/** The remembered listing of the directory `stats` describes, when it has not changed since. */
+function rememberedListing(stats: BigIntStats): RememberedListing | undefined {
+  const known = listings.get(`${stats.dev}:${stats.ino}`)
+  return known !== undefined && known.mtimeNs === stats.mtimeNs && known.ctimeNs === stats.ctimeNs ? known : undefined
+}
+
 /**
  * Build the rules file for a search of a directory: the rules of every
  * ignore file in that directory, its subdirectories (those rg walks: not
@@ -284,8 +290,8 @@ export async function scanIgnoreRules(options: IgnoreScanOptions): Promise<strin
       return undefined
     }
     const key = `${stats.dev}:${stats.ino}`
-    const known = listings.get(key)
-    if (known !== undefined && known.mtimeNs === stats.mtimeNs && known.ctimeNs === stats.ctimeNs) return known
+    const known = rememberedListing(stats)
+    if (known !== undefined) return known
     let entries: Dirent[]
     try {
       entries = readdirSync(dir.path, { withFileTypes: true })
@@ -329,14 +335,8 @@ export async function scanIgnoreRules(options: IgnoreScanOptions): Promise<strin
       return false
     }
     if (stats === undefined || !stats.isDirectory()) return false
-    const known = listings.get(`${stats.dev}:${stats.ino}`)
-    return (
-      known !== undefined &&
-      known.mtimeNs === stats.mtimeNs &&
-      known.ctimeNs === stats.ctimeNs &&
-      known.subdirs.length === 0 &&
-      known.ignoreFiles.length === 0
-    )
+    const known = rememberedListing(stats)
+    return known !== undefined && known.subdirs.length === 0 && known.ignoreFiles.length === 0
   }
 
   /** Read the ignore files of one directory into the blocks and the pruning scope. */
