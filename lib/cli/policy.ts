@@ -76,5 +76,6 @@ export function terminalApprover(input: Readable, output: Writable): Approver {
 function question(request: ApprovalRequest): string {
   const rule = request.rule === null ? "The policy's default" : `Rule ${request.rule.index} (${request.rule.name})`
   const subject = request.subject === undefined ? '' : ` ${JSON.stringify(request.subject)}`
-  return `toolsmith: ${rule} asks before ${request.toolName}${subject}${request.reason ? ` (${request.reason})` : ''}. Allow?`
+  const links = request.hardLinks === undefined ? '' : ` (the file has ${request.hardLinks} names (hard links); the rule may cover one of the others)`
+  return `toolsmith: ${rule} asks before ${request.toolName}${subject}${links}${request.reason ? ` (${request.reason})` : ''}. Allow?`
 }

@@ -25,6 +25,13 @@ export interface ApprovalRequest {
   readonly reason: string | undefined
   /** What the call acts on: the path or the command line. */
   readonly subject: string | undefined
+  /**
+   * Set when the path is a file with more than one name (hard links): a
+   * path rule cannot see its other names (one may be a file the policy
+   * protects), so every `deny` and `ask` path rule applies to it. An
+   * allow then lets this very file be read, under this name.
+   */
+  readonly hardLinks?: number
   /** The executor's `callId`. */
   readonly callId: string
   /** The provider's id of the call, when known. */
@@ -263,13 +270,7 @@ export class Permissions implements ToolCallGate {
     const reason = verdict.rule?.reason
     const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId
     if (verdict.decision === 'allow') {
-      // Allowed by the policy itself, nobody asked: the handler of this run
-      // may use the path as resolved here (an existing one) instead of
-      // resolving it again. Not after an approval, which can take minutes.
-      const subjectPath = verdict.path
-      // Shared for a missing path too: a handler that finds it changed (a
-      // symlink created there meanwhile) then refuses instead of reading it.
-      if (subjectPath instanceof SubjectPath) shareResolution(call, subjectPath.resolution)
+      shareJudged(call, verdict, false)
       // The common path, kept free of object spreads.
       const event: PermissionDecisionEvent = {
         toolName: call.toolName,
@@ -296,11 +297,14 @@ export class Permissions implements ToolCallGate {
       throw denial(call.toolName, verdict, 'policy', undefined, `${describeRule(verdict)} denies it${reason ? `: ${reason}` : ''}`)
     }
     const key = verdict.rule?.index ?? -1
+    // A file with several names matched the rule only because its other
+    // names cannot be seen: an approval given for other files does not cover it.
+    const hardLinked = verdict.path?.hardLinks !== undefined
     const remembered = this.#memory.get(key)
-    if (remembered !== undefined) {
+    if (remembered !== undefined && !(hardLinked && remembered.decision === 'allow')) {
       const note = remembered.note
       this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
-      if (remembered.decision === 'allow') return
+      if (remembered.decision === 'allow') return shareJudged(call, verdict, false)
       throw denial(call.toolName, verdict, 'remembered', note, `${describeRule(verdict)} asks for approval, and ${remembered.approver} declined calls like this earlier in the turn${note ? `: ${note}` : ''}`)
     }
     if (this.#approve === undefined) {
@@ -316,17 +320,18 @@ export class Permissions implements ToolCallGate {
       ...(answer.note ? { note: answer.note } : {}),
       latencyMs: performance.now() - started,
     })
-    if (answer.decision === 'allow') return
+    if (answer.decision === 'allow') return shareJudged(call, verdict, true)
     throw denial(call.toolName, verdict, answer.approver, answer.note, `${describeRule(verdict)} asks for approval, and ${answer.approver} declined${answer.note ? `: ${answer.note}` : ''}`)
   }
 
-  async #ask(call: GatedToolCall, ctx: DispatchContext, verdict: PolicyVerdict, toolCallId: string | undefined): Promise<Required<Pick<ApprovalResponse, 'decision' | 'approver'>> & ApprovalResponse> {
+  async #ask(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, toolCallId: string | undefined): Promise<Required<Pick<ApprovalResponse, 'decision' | 'approver'>> & ApprovalResponse> {
     const request: ApprovalRequest = Object.freeze({
       toolName: call.toolName,
       args: call.loggedArgs,
       rule: verdict.rule === undefined ? null : verdict.rule.ref,
       reason: verdict.rule?.reason,
       subject: verdict.subject,
+      ...(verdict.path?.hardLinks === undefined ? {} : { hardLinks: verdict.path.hardLinks }),
       callId: call.callId,
       toolCallId,
       turnId: ctx.id,
@@ -365,6 +370,26 @@ export class Permissions implements ToolCallGate {
   }
 }
 
+/**
+ * Hand the path the policy judged to the handler of this run, for a call
+ * about to run: the handler then acts on exactly that file or refuses (a
+ * symlink or directory swapped in meanwhile, a file that got another name).
+ * Shared for a missing path too, and after an approval (its `stats` may be
+ * old then; handlers use the resolution's paths, and look at the file
+ * itself through what they open).
+ */
+function shareJudged(call: GatedToolCall, verdict: Evaluation, approved: boolean): void {
+  const subjectPath = verdict.path
+  if (!(subjectPath instanceof SubjectPath)) return
+  const stats = subjectPath.resolution.stats
+  if (approved && subjectPath.hardLinks !== undefined && stats !== undefined) {
+    // The approver was told this file has several names and allowed it: this file, and no other.
+    shareResolution(call, { resolution: subjectPath.resolution, singleName: false, file: { dev: stats.dev, ino: stats.ino } })
+    return
+  }
+  shareResolution(call, { resolution: subjectPath.resolution, singleName: verdict.guardsLinks })
+}
+
 /** What every decision record of a call shares. */
 function baseEvent(call: GatedToolCall, ctx: DispatchContext, verdict: PolicyVerdict, toolCallId: unknown): Omit<PermissionDecisionEvent, 'decision' | 'approver' | 'latencyMs'> {
   return {
@@ -382,10 +407,15 @@ function describeRule(verdict: PolicyVerdict): string {
   return verdict.rule === undefined ? "the policy's default" : `rules[${verdict.rule.index}] (${JSON.stringify(verdict.rule.name)})`
 }
 
-function denial(toolName: string, verdict: PolicyVerdict, approver: string, note: string | undefined, why: string): E_TOOL_DENIED {
+function denial(toolName: string, verdict: Evaluation, approver: string, note: string | undefined, why: string): E_TOOL_DENIED {
   const subject = verdict.subject === undefined ? '' : ` ${JSON.stringify(verdict.subject)}`
+  const links = verdict.path?.hardLinks
+  const linked =
+    links !== undefined && verdict.rule?.match.kind === 'paths'
+      ? ` (the file has ${links} names (hard links), and a path rule cannot see the others, so every deny and ask path rule applies to it)`
+      : ''
   return new E_TOOL_DENIED(
-    `Permission denied for ${toolName}${subject}: ${why}. Do not retry the same call; do something else, or ask the user.`,
+    `Permission denied for ${toolName}${subject}${linked}: ${why}. Do not retry the same call; do something else, or ask the user.`,
     {
       details: {
         toolName,
@@ -403,11 +433,14 @@ function denial(toolName: string, verdict: PolicyVerdict, approver: string, note
 class SubjectPath implements ResolvedSubjectPath {
   readonly relative: string
   readonly isDirectory: boolean
+  readonly hardLinks: number | undefined
   readonly resolution: ResolvedPath
 
   constructor(resolution: ResolvedPath) {
     this.relative = path.sep === '/' ? resolution.relative : resolution.relative.split(path.sep).join('/')
-    this.isDirectory = resolution.stats?.isDirectory() === true
+    const stats = resolution.stats
+    this.isDirectory = stats?.isDirectory() === true
+    this.hardLinks = stats !== undefined && stats.nlink > 1 && stats.isFile() ? stats.nlink : undefined
     this.resolution = resolution
   }
 }

@@ -20,6 +20,12 @@ export interface ResolvedSubjectPath {
   readonly relative: string
   /** Whether it is an existing directory (rules about what lies below then count too). */
   readonly isDirectory: boolean
+  /**
+   * How many names (hard links) it has, when it is a regular file with more
+   * than one: a rule sees only this name, so such a path cannot be judged
+   * (it matches every `deny` and `ask` path rule and no `allow` one).
+   */
+  readonly hardLinks?: number | undefined
 }
 
 /** How the policy resolves path arguments and checks that a path exists (supplied by `Permissions`). */
@@ -180,7 +186,7 @@ export class PermissionPolicy {
   #planFor(toolName: string): Plan {
     let plan = this.#plans.get(toolName)
     if (plan === undefined) {
-      plan = planOf(this.rulesFor(toolName))
+      plan = planOf(this.rulesFor(toolName), this.defaultDecision)
       this.#plans.set(toolName, plan)
     }
     return plan
@@ -197,6 +203,12 @@ interface Plan {
   readonly rules: readonly CompiledRule[]
   /** Whether some rule matches paths. */
   readonly needsPath: boolean
+  /**
+   * Whether a path of this tool can be refused (a `deny` or `ask` path rule,
+   * or path rules under a default that is not `allow`): then a handler must
+   * not act on a file whose other names were never judged.
+   */
+  readonly guardsLinks: boolean
   /** For each rule, its slot among the command rules; -1 for other rules. */
   readonly slots: readonly number[]
   /** How many command rules. */
@@ -234,7 +246,7 @@ interface PrefixIndex {
   readonly bySecondWord: Map<string, SlotPrefix[]>
 }
 
-function planOf(rules: readonly CompiledRule[]): Plan {
+function planOf(rules: readonly CompiledRule[], defaultDecision: PermissionDecision): Plan {
   const slots: number[] = []
   const byExecutable = new Map<string, PrefixIndex>()
   let commandRules = 0
@@ -264,7 +276,9 @@ function planOf(rules: readonly CompiledRule[]): Plan {
     }
   }
   const pathScreen = literals.size === 0 ? undefined : new RegExp([...literals].map(escapeRegExp).join('|'))
-  return { rules, needsPath: rules.some((rule) => rule.match.kind === 'paths'), slots, commandRules, byExecutable, pathScreen, screened }
+  const pathRules = rules.filter((rule) => rule.match.kind === 'paths')
+  const guardsLinks = pathRules.length > 0 && (defaultDecision !== 'allow' || pathRules.some((rule) => rule.decision !== 'allow'))
+  return { rules, needsPath: pathRules.length > 0, guardsLinks, slots, commandRules, byExecutable, pathScreen, screened }
 }
 
 function escapeRegExp(text: string): string {
@@ -281,6 +295,8 @@ function escapeRegExp(text: string): string {
 export interface Evaluation extends PolicyVerdict {
   /** The resolved path argument, as the resolver returned it. */
   readonly path: ResolvedSubjectPath | undefined | null
+  /** Whether the tool's path rules can refuse a path (see `Plan.guardsLinks`): the handler must then refuse a file with other names. */
+  readonly guardsLinks: boolean
 }
 
 /** A verdict whose `subject` (a string built from the args) is made only when read: an allowed call never reads it. */
@@ -301,6 +317,10 @@ class Verdict implements Evaluation {
 
   get path(): ResolvedSubjectPath | undefined | null {
     return this.#of.path
+  }
+
+  get guardsLinks(): boolean {
+    return this.#of.guardsLinks
   }
 }
 
@@ -330,6 +350,11 @@ class Subject {
   /** The resolved path argument (see {@link Evaluation.path}). */
   get path(): ResolvedSubjectPath | undefined | null {
     return this.#path
+  }
+
+  /** See {@link Evaluation.guardsLinks}. */
+  get guardsLinks(): boolean {
+    return this.#plan.guardsLinks
   }
 
   /** Resolve the call's `path` argument before matching. */
@@ -362,6 +387,8 @@ class Subject {
         const resolved = this.#path
         if (resolved === null) return false // no path argument
         if (resolved === undefined) return strict // cannot be resolved inside the root
+        // Other names of the file are invisible here (one may be `.env`): fail closed.
+        if (resolved.hardLinks !== undefined) return strict
         const text = this.#pathText
         const seen = (this.#literalSeen ??= this.#plan.pathScreen === undefined || this.#plan.pathScreen.test(text))
         const below = strict && resolved.isDirectory

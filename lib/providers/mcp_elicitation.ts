@@ -48,5 +48,6 @@ export function elicitationApprover(server: Server): Approver {
 function question(request: ApprovalRequest): string {
   const rule = request.rule === null ? "The server's permission policy" : `Permission rule ${request.rule.index} (${request.rule.name})`
   const subject = request.subject === undefined ? '' : ` ${JSON.stringify(request.subject)}`
-  return `${rule} asks before ${request.toolName}${subject}${request.reason ? `: ${request.reason}` : ''}. Allow it?`
+  const links = request.hardLinks === undefined ? '' : ` (the file has ${request.hardLinks} names (hard links); the rule may cover one of the others)`
+  return `${rule} asks before ${request.toolName}${subject}${links}${request.reason ? `: ${request.reason}` : ''}. Allow it?`
 }

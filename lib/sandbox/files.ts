@@ -132,12 +132,12 @@ async function checkOpened(
         ? [readlinkSync(`/proc/self/fd/${handle.fd}`), withStats ? fstatSync(handle.fd) : undefined]
         : await Promise.all([openedRealPath(handle.fd, absolute), withStats ? handle.stat() : undefined])
     if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
-    // Opening the resolved target itself: it must be exactly what was
-    // resolved (and perhaps judged by a permission policy), not just any
-    // file inside the root that a swapped directory or symlink leads to.
-    if (procFdWorks === true && absolute === resolved.absolute && resolved.missing.length === 0 && real !== resolved.absolute) {
-      throw swappedSinceResolved(resolved)
-    }
+    // A path taken from the resolution (the target, its directory, the
+    // deepest existing directory: all real paths) must open exactly that,
+    // not any file inside the root that a swapped directory or symlink leads
+    // to: a permission policy may have judged it. Paths through a verified
+    // descriptor (/proc/self/fd/N/…) are pinned by that descriptor already.
+    if (procFdWorks === true && real !== absolute && !absolute.startsWith('/proc/')) throw swappedSinceResolved(resolved)
     return { handle, stats }
   } catch (error) {
     await handle.close().catch(() => undefined)
@@ -155,7 +155,7 @@ async function checkOpened(
  */
 export function swappedSinceResolved(resolved: ResolvedPath): E_TOOL_PATH_ESCAPE {
   return new E_TOOL_PATH_ESCAPE(
-    `${JSON.stringify(resolved.input)} changed while it was being opened (it now leads to another file); nothing was read. Call again if the change was expected`,
+    `${JSON.stringify(resolved.input)} changed while it was being opened (it now leads to another file), so toolsmith left it alone. Call again if the change was expected`,
     { details: { path: resolved.input } },
   )
 }

@@ -9,6 +9,7 @@ import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { abandonReplacement, commitReplacement, prepareReplacement, readRegularFile } from '../sandbox/files.js'
+import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
@@ -89,8 +90,17 @@ export class EditTool extends Tool<any, EditArgs> {
 }
 
 /** Read the file, check it is UTF-8 text, and apply the patch (nothing is written). */
-async function patchedContent(resolved: ResolvedPath, limit: number, path: string, patch: string, signal: AbortSignal): Promise<string> {
-  const { bytes, remainder } = await readRegularFile(resolved, limit)
+async function patchedContent(
+  resolved: ResolvedPath,
+  limit: number,
+  path: string,
+  patch: string,
+  signal: AbortSignal,
+  judged: JudgedPath | undefined,
+): Promise<string> {
+  const { bytes, remainder, stats } = await readRegularFile(resolved, limit)
+  // Before anything of the content can reach a message (a patch that does not apply quotes lines).
+  assertSingleName(judged, path, stats)
   if (remainder > 0) {
     throw new E_TOOL_FILE_TOO_LARGE(`${JSON.stringify(path)} grew past the ${limit}-byte limit while being read`, {
       details: { path, limit },
@@ -128,7 +138,10 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
       { details: { path, patchBytes, limit: sandbox.maxOutputBytes } },
     )
   }
+  // A permission gate's judged path (if any): the edit reads and replaces exactly that file.
+  const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
+  assertAsJudged(judged, resolved)
   // Open (and check) the directory and create the temp file, with the file's
   // mode and owner, while the file is read and patched: those round trips
   // then cost nothing. Not for a path that is no file (the read words that
@@ -138,7 +151,7 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
   replacement?.catch(() => undefined)
   let patched: string
   try {
-    patched = await patchedContent(resolved, sandbox.maxOutputBytes, path, patch, call.signal)
+    patched = await patchedContent(resolved, sandbox.maxOutputBytes, path, patch, call.signal, judged)
   } catch (error) {
     // Awaited: a failed edit has left no temp file behind when it answers.
     if (replacement !== undefined) await abandonReplacement(replacement)

@@ -15,6 +15,7 @@ import { buildSandboxEnv } from '../sandbox/environment.js'
 import { truncationMarker } from '../sandbox/capture.js'
 import { openInside } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
+import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { runBounded } from '../sandbox/process.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { scanIgnoreRules } from './grep_ignore.js'
@@ -120,7 +121,7 @@ function escapeRegExp(text: string): string {
  * `.`); a regular file is searched as `/proc/<pid>/fd/N`. Without /proc the
  * path is used as before.
  */
-async function openTarget(resolved: ResolvedPath): Promise<SearchTarget> {
+async function openTarget(resolved: ResolvedPath, judged: JudgedPath | undefined): Promise<SearchTarget> {
   const isDirectory = resolved.stats!.isDirectory()
   // O_NONBLOCK: a FIFO swapped in after the check must not block the open; O_DIRECTORY: a
   // directory must still be one.
@@ -129,6 +130,7 @@ async function openTarget(resolved: ResolvedPath): Promise<SearchTarget> {
   try {
     const stats = await handle.stat()
     assertSearchable(resolved, stats)
+    assertSingleName(judged, resolved.input, stats)
     if (stats.isDirectory() !== isDirectory) {
       throw new E_TOOL_NOT_A_FILE(`${JSON.stringify(resolved.input)} changed type while it was being opened; try again`, {
         details: { path: resolved.input },
@@ -314,7 +316,10 @@ export class GrepTool extends Tool<any, GrepArgs> {
  * @internal
  */
 export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: GrepArgs, call: ToolCallInfo): Promise<string> {
+  // A permission gate's judged path (if any): the search covers exactly that directory or file.
+  const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
+  assertAsJudged(judged, resolved)
   if (resolved.stats === undefined) {
     throw new E_TOOL_FILE_NOT_FOUND(`${JSON.stringify(path)} does not exist; give a directory or file inside the sandbox root`, {
       details: { path },
@@ -322,7 +327,7 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   }
   // A FIFO, socket or device: rg would block on it (or read a device), so refuse before spawning.
   assertSearchable(resolved, resolved.stats)
-  const target = await openTarget(resolved)
+  const target = await openTarget(resolved, judged)
   let search: PreparedSearch | undefined
   try {
     search = await prepareSearch(resolved, target, sandbox, call.signal)

@@ -8,11 +8,11 @@ import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { fitText, headBoundary, truncationMarker } from '../sandbox/capture.js'
-import { openRegularFile, readRegularFile, readUncheckedTarget, swappedSinceResolved } from '../sandbox/files.js'
+import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbox/files.js'
 import { toToolError } from '../sandbox/fs_errors.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
-import { takeSharedResolution } from '../sandbox/shared_resolution.js'
+import { assertAsJudged, assertSingleName, takeSharedResolution, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { BINARY_SNIFF_BYTES, readLineRange } from './read_lines.js'
 import { rangeNote } from './read_notes.js'
 
@@ -129,32 +129,37 @@ export class ReadTool extends Tool<any, ReadArgs> {
       handler: async ({ path, offset, limit, lineNumbers }, _ctx, _meta, call) => {
         assertFilePathInput(path)
         const ranged = offset !== undefined || limit !== undefined || lineNumbers === true
-        // A permission gate that judged this path for this run hands its
-        // resolution over: what is read must be exactly the file it judged.
+        // A permission gate that judged this path for this run hands it over:
+        // what is read must be exactly the file it judged.
+        // (Taken synchronously: a call without a gate pays no extra await.)
         let judged = takeSharedResolution(call, path)
-        if (judged !== undefined && judged.root !== (await sandbox.realRoot())) judged = undefined
+        if (judged !== undefined && judged.resolution.root !== (await sandbox.realRoot())) judged = undefined
         if (!ranged) {
           // The common case, a whole small file, in the fewest thread-pool
           // jobs: the open and its re-check stand in for the target's lstat.
-          const quick = judged ?? (await resolveInRoot(sandbox, path, { target: 'open' }))
+          const quick = judged?.resolution ?? (await resolveInRoot(sandbox, path, { target: 'open' }))
           const read = quick.targetUnchecked || judged !== undefined ? await readUncheckedTarget(quick, cap, judged !== undefined) : undefined
-          if (read !== undefined) return decodeText(read.bytes, read.remainder, cap, path)
+          if (read !== undefined) {
+            assertSingleName(judged, path, read.stats)
+            return decodeText(read.bytes, read.remainder, cap, path)
+          }
         }
         const resolved = await resolveInRoot(sandbox, path)
         // Resolved again (a range, a large file, or the quick path could not
         // answer): a path that now leads elsewhere than what the gate judged
         // (a symlink or directory swapped in meanwhile) is refused.
-        if (judged !== undefined && resolved.absolute !== judged.absolute) throw swappedSinceResolved(resolved)
+        assertAsJudged(judged, resolved)
         if (!ranged && !(resolved.stats !== undefined && resolved.stats.isFile() && resolved.stats.size > cap)) {
           try {
-            const { bytes, remainder } = await readRegularFile(resolved, cap)
-            return decodeText(bytes, remainder, cap, path)
+            const read = await readRegularFile(resolved, cap)
+            assertSingleName(judged, path, read.stats)
+            return decodeText(read.bytes, read.remainder, cap, path)
           } catch (error) {
             // Grew past the limit between the lstat and the open: page it like any large file.
             if (!(error instanceof E_TOOL_FILE_TOO_LARGE)) throw error
           }
         }
-        return await readLines(resolved, { offset, limit, lineNumbers }, cap)
+        return await readLines(resolved, { offset, limit, lineNumbers }, cap, judged)
       },
     })
   }
@@ -165,10 +170,12 @@ async function readLines(
   resolved: ResolvedPath,
   args: { offset: number | undefined; limit: number | undefined; lineNumbers: boolean | undefined },
   cap: number,
+  judged: JudgedPath | undefined,
 ): Promise<string> {
   const { handle, stats } = await openRegularFile(resolved)
   const offset = args.offset ?? 1
   try {
+    assertSingleName(judged, resolved.input, stats)
     const range = await readLineRange(handle, resolved.input, {
       offset,
       limit: args.limit ?? Infinity,

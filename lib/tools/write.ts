@@ -8,6 +8,7 @@ import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { writeFileAtomic } from '../sandbox/files.js'
+import { assertAsJudged, takeJudgedPath } from '../sandbox/shared_resolution.js'
 import { assertFilePathInput, resolveInRoot } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
@@ -91,7 +92,10 @@ export async function writeFileHandler(sandbox: Sandbox, { path, content }: Writ
       { details: { path, contentBytes: data.length, limit: sandbox.maxOutputBytes } },
     )
   }
+  // A permission gate's judged path (if any): the write goes exactly there.
+  const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
+  assertAsJudged(judged, resolved)
   assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
   await writeFileAtomic(resolved, data)
   return 'ok'
