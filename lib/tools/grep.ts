@@ -19,6 +19,7 @@ import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } fro
 import { runBounded } from '../sandbox/process.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { scanIgnoreRules } from './grep_ignore.js'
+import { dropOtherNames } from './grep_links.js'
 
 /** Arguments of `grep`. */
 export interface GrepArgs {
@@ -57,14 +58,16 @@ async function ripgrepPath(): Promise<string> {
  * @param pattern - The regular expression.
  * @param target - The path to search.
  * @param ignoreFile - The rules file built from the ignore files inside the root, if there are rules.
+ * @param nullAfterPath - End printed paths with NUL (`--null`), for output whose paths are checked afterwards.
  * @returns `--no-config --no-ignore [--ignore-file RULES] -n -H --no-heading -e PATTERN -- PATH`.
  * @internal
  */
-export function ripgrepArgs(pattern: string, target: string, ignoreFile?: string): string[] {
+export function ripgrepArgs(pattern: string, target: string, ignoreFile?: string, nullAfterPath = false): string[] {
   // --no-ignore: rg reads no ignore file by itself (it would follow symlinks and read the
   // root's ancestors); the rules of the root's own ignore files come in --ignore-file.
   const rules = ignoreFile === undefined ? [] : ['--ignore-file', ignoreFile]
-  return ['--no-config', '--no-ignore', ...rules, '-n', '-H', '--no-heading', '-e', pattern, '--', target]
+  const paths = nullAfterPath ? ['--null'] : []
+  return ['--no-config', '--no-ignore', ...rules, '-n', '-H', '--no-heading', ...paths, '-e', pattern, '--', target]
 }
 
 let procFdWorks: boolean | undefined
@@ -328,12 +331,25 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   // A FIFO, socket or device: rg would block on it (or read a device), so refuse before spawning.
   assertSearchable(resolved, resolved.stats)
   const target = await openTarget(resolved, judged)
+  // Under a policy that can refuse paths, a directory search must not show
+  // files that have other names (hard links): only this directory was judged.
+  const linksChecked = judged?.singleName === true && resolved.stats.isDirectory()
+  const shown = (output: string): string => {
+    const text = search!.target.unprefix(output)
+    if (!linksChecked) return text
+    const below = resolved.relative === '.' ? '' : `${resolved.relative}/`
+    return dropOtherNames(text, (printed) =>
+      target.handle === undefined || !printed.startsWith(below)
+        ? `${resolved.root}/${printed}`
+        : `/proc/self/fd/${target.handle.fd}/${printed.slice(below.length)}`,
+    )
+  }
   let search: PreparedSearch | undefined
   try {
     search = await prepareSearch(resolved, target, sandbox, call.signal)
     const result = await runBounded({
       file: await ripgrepPath(),
-      args: ripgrepArgs(pattern, search.target.path, search.ignoreFile),
+      args: ripgrepArgs(pattern, search.target.path, search.ignoreFile, linksChecked),
       cwd: search.target.cwd,
       env: buildSandboxEnv(process.env, sandbox.env),
       maxOutputBytes: sandbox.maxOutputBytes,
@@ -348,10 +364,10 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
       const stderr = errorText(result.stderr, search)
       const message = stderr || `rg exited with code ${result.exitCode ?? result.signal}`
       throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
-        details: { exitCode: result.exitCode, signal: result.signal, output: search.target.unprefix(result.output), stderr },
+        details: { exitCode: result.exitCode, signal: result.signal, output: shown(result.output), stderr },
       })
     }
-    return fitLines(search.target.unprefix(result.output), sandbox.maxOutputBytes)
+    return fitLines(shown(result.output), sandbox.maxOutputBytes)
   } finally {
     // rg has exited: nothing needs the descriptor or the rules any more.
     void target.handle?.close().catch(() => undefined)

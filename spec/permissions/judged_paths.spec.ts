@@ -226,6 +226,28 @@ describe('hard links: a file with another name is not read or changed under a po
     }
   }
 
+  it('grep over a directory leaves out the matches of files with other names, and says so', async () => {
+    const root = layout()
+    linked(root)
+    fs.writeFileSync(path.join(root, 'src', 'c.txt'), 'SECRET-looking but harmless\n')
+    fs.mkdirSync(path.join(root, 'src', 'deep'))
+    fs.linkSync(path.join(root, '.env'), path.join(root, 'src', 'deep', 'env.txt'))
+    const { grep } = createTools({ rootDir: root, isolation: { filesystem: false } })
+    const permissions = new Permissions({ policy, root })
+    // Twice: rg searching the directory's descriptor, then (with ignore rules to pass) through the scratch tree.
+    for (const ignoreRules of [false, true]) {
+      if (ignoreRules) fs.writeFileSync(path.join(root, '.gitignore'), '*.log\n')
+      const out = await grep.executor(createDispatchContext({ permissions }))({ pattern: 'SECRET', path: 'src' })
+      expect(out).toContain('src/c.txt:1:SECRET-looking but harmless')
+      expect(out).not.toContain('SECRET in')
+      expect(out).toContain('matches in 2 files with more than one name (hard links) left out')
+    }
+    // Without a policy (the control) rg shows them all.
+    const open = await grep.executor(createDispatchContext())({ pattern: 'SECRET', path: 'src' })
+    expect(open).toContain('src/b.txt:1:SECRET in secrets')
+    expect(open).toContain('src/deep/env.txt:1:SECRET in .env')
+  })
+
   it('a hard link made after the decision (the file replaced by one) is refused by the handler', async () => {
     for (const tool of ['read', 'edit', 'grep'] as const) {
       const root = layout()
