@@ -8,7 +8,7 @@ import path from 'node:path'
 import { lstat } from 'node:fs/promises'
 import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, PermissionRuleRef, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
-import { resolveInRoot, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
+import { resolveInRoot, resolveInRootSync, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
 import { shareResolution } from '../sandbox/shared_resolution.js'
 import { PermissionPolicy, type Evaluation, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
 import type { RawPermissionPolicy } from './rules.js'
@@ -149,13 +149,18 @@ export class Permissions implements ToolCallGate {
     const policy = PermissionPolicy.isPermissionPolicy(options.policy) ? options.policy : new PermissionPolicy(options.policy)
     const root = path.resolve(options.root ?? process.cwd())
     let realRoot: Promise<string> | undefined
+    // The resolved value too, once known: paths are then judged without a promise.
+    let knownRoot: string | undefined
     const scope: PathScope = {
       rootDir: root,
       realRoot: () => {
-        realRoot ??= resolveRealRoot(root).catch((error: unknown) => {
-          realRoot = undefined
-          throw error
-        })
+        realRoot ??= resolveRealRoot(root).then(
+          (real) => (knownRoot = real),
+          (error: unknown) => {
+            realRoot = undefined
+            throw error
+          },
+        )
         return realRoot
       },
     }
@@ -165,7 +170,7 @@ export class Permissions implements ToolCallGate {
     this.#approve = options.approve
     this.#approverName = options.approverName ?? 'approve'
     this.#memory = new Map()
-    this.#paths = pathResolver(scope)
+    this.#paths = pathResolver(scope, () => knownRoot)
   }
 
   /** Brand for {@link Permissions.isPermissions}. */
@@ -445,15 +450,31 @@ class SubjectPath implements ResolvedSubjectPath {
   }
 }
 
-/** Resolve path arguments with the sandbox's own resolution (`..` collapsed, symlinks followed and checked). */
-function pathResolver(scope: PathScope): PathResolver {
+/**
+ * Resolve path arguments with the sandbox's own resolution (`..` collapsed,
+ * symlinks followed and checked): synchronously once the real root is known
+ * and no symlink is on the way (most calls: no promise, so an allowed call
+ * is not awaited), else through the full asynchronous resolution.
+ */
+function pathResolver(scope: PathScope, knownRoot: () => string | undefined): PathResolver {
+  const resolveFully = async (input: string): Promise<ResolvedSubjectPath | undefined> => {
+    try {
+      return new SubjectPath(await resolveInRoot(scope, input))
+    } catch {
+      return undefined
+    }
+  }
   return {
-    async resolve(input: string): Promise<ResolvedSubjectPath | undefined> {
+    resolve(input: string): ResolvedSubjectPath | undefined | Promise<ResolvedSubjectPath | undefined> {
+      const root = knownRoot()
+      if (root === undefined) return resolveFully(input)
+      let resolved: ResolvedPath | undefined
       try {
-        return new SubjectPath(await resolveInRoot(scope, input))
+        resolved = resolveInRootSync(scope, root, input)
       } catch {
         return undefined
       }
+      return resolved === undefined ? resolveFully(input) : new SubjectPath(resolved)
     },
     async exists(relative: string): Promise<boolean> {
       try {

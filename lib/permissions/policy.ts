@@ -30,8 +30,11 @@ export interface ResolvedSubjectPath {
 
 /** How the policy resolves path arguments and checks that a path exists (supplied by `Permissions`). */
 export interface PathResolver {
-  /** Resolve a path argument; `undefined` when it escapes the root or is invalid. */
-  resolve(input: string): Promise<ResolvedSubjectPath | undefined>
+  /**
+   * Resolve a path argument; `undefined` when it escapes the root or is
+   * invalid. May answer without a promise (then the call is judged without one).
+   */
+  resolve(input: string): ResolvedSubjectPath | undefined | Promise<ResolvedSubjectPath | undefined>
   /** Whether a root-relative path exists. */
   exists(relative: string): Promise<boolean>
 }
@@ -155,9 +158,14 @@ export class PermissionPolicy {
     const plan = this.#planFor(call.toolName)
     const subject = new Subject(call, paths, plan)
     if (plan.needsPath) {
-      // The one await of a path call: resolving its path, once, whatever the number of rules.
+      // Its path is resolved once, whatever the number of rules: without a
+      // promise once the real root is known and no symlink is on the way.
       const input = (call.args as { path?: unknown } | null)?.path
-      if (typeof input === 'string') return subject.resolvePath(input).then(() => this.#judge(plan, subject, 0, undefined))
+      if (typeof input === 'string') {
+        const resolved = paths.resolve(input)
+        if (resolved instanceof Promise) return resolved.then((found) => this.#judge(plan, subject.withPath(found), 0, undefined))
+        subject.withPath(resolved)
+      }
     }
     return this.#judge(plan, subject, 0, undefined)
   }
@@ -357,11 +365,11 @@ class Subject {
     return this.#plan.guardsLinks
   }
 
-  /** Resolve the call's `path` argument before matching. */
-  async resolvePath(input: string): Promise<void> {
-    const resolved = await this.#paths.resolve(input)
+  /** Set the call's resolved `path` argument, before matching. */
+  withPath(resolved: ResolvedSubjectPath | undefined): this {
     this.#path = resolved
     if (resolved !== undefined) this.#pathText = PathGlob.subjectOf(resolved.relative)
+    return this
   }
 
   /**

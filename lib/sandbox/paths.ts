@@ -206,55 +206,117 @@ export async function resolveRealRoot(rootDir: string): Promise<string> {
 export async function resolveInRoot(scope: PathScope, input: string, options?: ResolveOptions): Promise<ResolvedPath> {
   assertValidPathInput(input)
   const root = await scope.realRoot()
-  const parts = lexicalParts(scope, root, input)
-  let current = root
-  let hops = 0
+  const walk = new Walk(input, root, lexicalParts(scope, root, input), options)
+  let step = walk.run()
+  while (typeof step === 'string') step = walk.resume(await followLink(input, root, step))
+  return step
+}
+
+/**
+ * {@link resolveInRoot} without a promise, for a caller that already knows
+ * the real root: the same checks and the same result, or `undefined` when
+ * the path goes through a symlink (following one takes a `realpath`; the
+ * caller then uses {@link resolveInRoot}).
+ *
+ * @param scope - The sandbox.
+ * @param root - Its real root, as `scope.realRoot()` resolved it.
+ * @param input - The path as the model gave it.
+ * @returns The resolution, or `undefined` when a symlink must be followed.
+ * @throws As {@link resolveInRoot}.
+ * @internal
+ */
+export function resolveInRootSync(scope: PathScope, root: string, input: string): ResolvedPath | undefined {
+  assertValidPathInput(input)
+  const step = new Walk(input, root, lexicalParts(scope, root, input), undefined).run()
+  return typeof step === 'string' ? undefined : step
+}
+
+/**
+ * The component-by-component walk of {@link resolveInRoot}: synchronous up
+ * to the first symlink, whose path `run`/`resume` return for the caller to
+ * follow (asynchronously) and hand back.
+ */
+class Walk {
+  readonly #input: string
+  readonly #root: string
+  readonly #parts: readonly string[]
+  readonly #options: ResolveOptions | undefined
+  #i = 0
+  #current: string
+  #hops = 0
   // The lstat of `current` when the loop already made it (saves one syscall per call).
-  let currentStats: Stats | undefined
-  for (let i = 0; i < parts.length; i++) {
-    const next = childOf(current, parts[i]!)
-    if (i === parts.length - 1 && options?.target === 'open') {
-      // The caller opens the target with O_NOFOLLOW and re-checks what it
-      // opened: the lstat would only repeat what that open and fstat learn.
-      return { input, root, absolute: next, relative: relativeBelow(root, next) ?? relativeOf(root, next), existing: current, missing: [], stats: undefined, danglingLink: undefined, targetUnchecked: true }
-    }
-    let stats: Stats | undefined
-    try {
-      stats = metadataOf(next)
-    } catch (error) {
-      throw toToolError(error, input, 'resolve')
-    }
-    if (stats === undefined) return missingFrom(input, root, current, parts.slice(i), undefined)
-    if (stats.isSymbolicLink()) {
-      if (++hops > MAX_SYMLINK_HOPS) {
-        throw new E_TOOL_PATH_INVALID(`${JSON.stringify(input)} crosses too many symbolic links`, {
-          details: { path: input },
-        })
-      }
-      const target = await followLink(input, root, next)
-      if (target === undefined) return missingFrom(input, root, current, parts.slice(i), next)
-      current = target
-      currentStats = undefined
-      continue
-    }
-    if (!stats.isDirectory() && i < parts.length - 1) {
-      throw new E_TOOL_FILE_NOT_FOUND(
-        `${JSON.stringify(input)} does not exist: ${JSON.stringify(relativeOf(root, next))} is a file, not a directory`,
-        { details: { path: input } },
-      )
-    }
-    current = next
-    currentStats = stats
+  #currentStats: Stats | undefined
+
+  constructor(input: string, root: string, parts: readonly string[], options: ResolveOptions | undefined) {
+    this.#input = input
+    this.#root = root
+    this.#parts = parts
+    this.#options = options
+    this.#current = root
   }
-  return {
-    input,
-    root,
-    absolute: current,
-    relative: relativeBelow(root, current) ?? relativeOf(root, current),
-    existing: current,
-    missing: [],
-    stats: currentStats ?? lstatOrToolError(current, input),
-    danglingLink: undefined,
+
+  /** Walk until done (the resolution) or until a symlink (its path, to follow). */
+  run(): ResolvedPath | string {
+    const input = this.#input
+    const root = this.#root
+    const parts = this.#parts
+    for (; this.#i < parts.length; this.#i++) {
+      const i = this.#i
+      const current = this.#current
+      const next = childOf(current, parts[i]!)
+      if (i === parts.length - 1 && this.#options?.target === 'open') {
+        // The caller opens the target with O_NOFOLLOW and re-checks what it
+        // opened: the lstat would only repeat what that open and fstat learn.
+        return { input, root, absolute: next, relative: relativeBelow(root, next) ?? relativeOf(root, next), existing: current, missing: [], stats: undefined, danglingLink: undefined, targetUnchecked: true }
+      }
+      let stats: Stats | undefined
+      try {
+        stats = metadataOf(next)
+      } catch (error) {
+        throw toToolError(error, input, 'resolve')
+      }
+      if (stats === undefined) return missingFrom(input, root, current, parts.slice(i), undefined)
+      if (stats.isSymbolicLink()) {
+        if (++this.#hops > MAX_SYMLINK_HOPS) {
+          throw new E_TOOL_PATH_INVALID(`${JSON.stringify(input)} crosses too many symbolic links`, {
+            details: { path: input },
+          })
+        }
+        return next
+      }
+      if (!stats.isDirectory() && i < parts.length - 1) {
+        throw new E_TOOL_FILE_NOT_FOUND(
+          `${JSON.stringify(input)} does not exist: ${JSON.stringify(relativeOf(root, next))} is a file, not a directory`,
+          { details: { path: input } },
+        )
+      }
+      this.#current = next
+      this.#currentStats = stats
+    }
+    const current = this.#current
+    return {
+      input,
+      root,
+      absolute: current,
+      relative: relativeBelow(root, current) ?? relativeOf(root, current),
+      existing: current,
+      missing: [],
+      stats: this.#currentStats ?? lstatOrToolError(current, input),
+      danglingLink: undefined,
+    }
+  }
+
+  /**
+   * Go on after the symlink `run` returned: `target` is where it leads
+   * (checked inside the root), or `undefined` when it dangles.
+   */
+  resume(target: string | undefined): ResolvedPath | string {
+    const link = childOf(this.#current, this.#parts[this.#i]!)
+    if (target === undefined) return missingFrom(this.#input, this.#root, this.#current, this.#parts.slice(this.#i), link)
+    this.#current = target
+    this.#currentStats = undefined
+    this.#i++
+    return this.run()
   }
 }
 

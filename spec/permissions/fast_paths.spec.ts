@@ -181,6 +181,54 @@ describe('the gate answers without a promise when the policy allows at once', ()
   })
 })
 
+describe('path calls are judged without a promise once the root is known', () => {
+  const policy = [
+    { tool: 'read', match: { paths: ['.env*', 'secrets/**'] }, decision: 'deny' as const },
+    { tool: 'read', match: { paths: ['review/**'] }, decision: 'ask' as const },
+  ]
+
+  it('answers an allowed path at once, and gives the same decisions as the resolution through symlinks', async () => {
+    fs.mkdirSync(path.join(root, 'src', 'deep'), { recursive: true })
+    fs.mkdirSync(path.join(root, 'secrets'))
+    fs.mkdirSync(path.join(root, 'review'))
+    fs.writeFileSync(path.join(root, '.env'), 'x')
+    fs.writeFileSync(path.join(root, 'secrets', 'k'), 'x')
+    fs.writeFileSync(path.join(root, 'src', 'deep', 'a.ts'), 'x')
+    fs.symlinkSync('../secrets', path.join(root, 'src', 'keys'))
+    fs.symlinkSync('.env', path.join(root, 'env-link'))
+    const permissions = new Permissions({ policy, root })
+    const ctx = createDispatchContext()
+    const decide = async (input: string, callId: string): Promise<{ sync: boolean; decision: string }> => {
+      const answer = permissions.authorize({ toolName: 'read', callId, args: { path: input }, loggedArgs: {} }, ctx)
+      const sync = answer === undefined
+      const decision = await Promise.resolve(answer).then(
+        () => 'allow',
+        (error: { details?: { policyDecision?: string } }) => `refused (${error.details?.policyDecision})`,
+      )
+      return { sync, decision }
+    }
+    // The first call learns the real root (a promise); later ones need none.
+    expect((await decide('src/deep/a.ts', 'first')).decision).toBe('allow')
+    const cases: [string, string, boolean][] = [
+      ['src/deep/a.ts', 'allow', true],
+      ['src/deep/missing.ts', 'allow', true],
+      ['src/../src/deep/a.ts', 'allow', true],
+      [`${root}/src/deep/a.ts`, 'allow', true],
+      ['.env', 'refused (deny)', false],
+      ['src/../.env', 'refused (deny)', false],
+      ['secrets/k', 'refused (deny)', false],
+      ['review/new.md', 'refused (ask)', false],
+      // Through a symlink: resolved with realpath (a promise), judged by where it leads.
+      ['src/keys/k', 'refused (deny)', false],
+      ['env-link', 'refused (deny)', false],
+      ['../outside', 'refused (deny)', false],
+    ]
+    for (const [input, decision, sync] of cases) {
+      expect(await decide(input, input), input).toEqual({ sync, decision })
+    }
+  })
+})
+
 describe('read: the gate resolves the path once and hands it to the handler', () => {
   const policy = { rules: [{ tool: 'read', match: { paths: ['secrets/**', '.env*'] }, decision: 'deny' as const }] }
 
