@@ -6,6 +6,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ApprovalRequest, ApprovalResponse, Approver } from '../permissions/permissions.js'
+import { linkSignals } from '../utils/linked_signal.js'
 
 /**
  * An approver that asks the MCP client (form elicitation: accept allows,
@@ -22,19 +23,33 @@ export function elicitationApprover(server: Server): Approver {
     if (elicitation?.form === undefined) {
       return { decision: 'deny', approver: 'none', note: 'the MCP client does not support elicitation, so nobody could be asked' }
     }
-    const result = await server.elicitInput(
-      {
-        mode: 'form',
-        message: question(request),
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            remember: { type: 'boolean', title: 'Allow calls like this for the rest of the session', default: false },
+    // A transport that knows when the client's input ended (toolsmith's
+    // stdio transport) ends the wait there: no answer can come any more, and
+    // the SDK would otherwise wait for its request timeout (60 s).
+    const inputEnded = (server.transport as { inputEnded?: unknown } | undefined)?.inputEnded
+    if (inputEnded instanceof AbortSignal && inputEnded.aborted) return clientGone()
+    const linked = inputEnded instanceof AbortSignal ? linkSignals([request.signal, inputEnded]) : undefined
+    let result: Awaited<ReturnType<Server['elicitInput']>>
+    try {
+      result = await server.elicitInput(
+        {
+          mode: 'form',
+          message: question(request),
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              remember: { type: 'boolean', title: 'Allow calls like this for the rest of the session', default: false },
+            },
           },
         },
-      },
-      { signal: request.signal },
-    )
+        { signal: linked?.signal ?? request.signal },
+      )
+    } catch (error) {
+      if (inputEnded instanceof AbortSignal && inputEnded.aborted && !request.signal.aborted) return clientGone()
+      throw error
+    } finally {
+      linked?.release()
+    }
     const remember = result.action === 'accept' && result.content?.['remember'] === true
     return {
       decision: result.action === 'accept' ? 'allow' : 'deny',
@@ -43,6 +58,10 @@ export function elicitationApprover(server: Server): Approver {
       ...(remember ? { remember: true } : {}),
     }
   }
+}
+
+function clientGone(): ApprovalResponse {
+  return { decision: 'deny', approver: 'mcp-elicitation', note: 'the MCP client closed its input before answering' }
 }
 
 function question(request: ApprovalRequest): string {

@@ -95,6 +95,7 @@ export class McpStdioServerTransport implements Transport {
   /** Requests handed to the server and not yet answered nor cancelled. */
   readonly #unanswered = new Set<RequestId>()
   #onSettled: (() => void) | undefined
+  readonly #inputEnded = new AbortController()
 
   /**
    * @param stdin - Where messages arrive.
@@ -118,6 +119,16 @@ export class McpStdioServerTransport implements Transport {
     this.#started = true
     this.#stdin.on('data', this.#onData)
     this.#stdin.on('error', this.#onStreamError)
+    this.#stdin.once('end', this.#onEnd)
+  }
+
+  /**
+   * Aborts when the client's input has ended (or the transport closed): no
+   * answer to a request the server sends can arrive after that, so whoever
+   * waits for one (an elicitation) stops waiting instead of timing out.
+   */
+  get inputEnded(): AbortSignal {
+    return this.#inputEnded.signal
   }
 
   /**
@@ -167,6 +178,8 @@ export class McpStdioServerTransport implements Transport {
     this.#closed = true
     this.#stdin.off('data', this.#onData)
     this.#stdin.off('error', this.#onStreamError)
+    this.#stdin.off('end', this.#onEnd)
+    this.#inputEnded.abort(new Error('the MCP transport closed'))
     // Pause only if no one else reads stdin, as the SDK's transport does.
     if (this.#stdin.listenerCount('data') === 0) this.#stdin.pause()
     this.#parts = []
@@ -177,6 +190,10 @@ export class McpStdioServerTransport implements Transport {
     this.#onSettled = undefined
     settled?.()
     this.onclose?.()
+  }
+
+  readonly #onEnd = (): void => {
+    this.#inputEnded.abort(new Error('the MCP client closed its input'))
   }
 
   readonly #onStreamError = (error: Error): void => {

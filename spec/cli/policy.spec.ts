@@ -6,7 +6,7 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { CLI_COMMAND, runCli } from './support/run_cli.js'
 
@@ -146,4 +146,51 @@ describe('toolsmith mcp --policy, driven by the official stdio client', () => {
       await client.close()
     }
   })
+})
+
+describe('toolsmith mcp --policy: the client closes its input while an approval is pending', () => {
+  it('denies the pending call at once, answers it, and exits (no wait for the 60 s request timeout)', async () => {
+    const root = project()
+    const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, 'mcp', '--root', root, '--policy', POLICY], { stdio: ['pipe', 'pipe', 'ignore'] })
+    const lines: { id?: unknown; method?: string; result?: { isError?: boolean; content?: { text: string }[] } }[] = []
+    let buffer = ''
+    let wake: (() => void) | undefined
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk
+      let end: number
+      while ((end = buffer.indexOf('\n')) !== -1) {
+        lines.push(JSON.parse(buffer.slice(0, end)))
+        buffer = buffer.slice(end + 1)
+      }
+      wake?.()
+    })
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    const waitFor = async (match: (line: (typeof lines)[number]) => boolean): Promise<(typeof lines)[number]> => {
+      for (;;) {
+        const found = lines.find(match)
+        if (found !== undefined) return found
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          setTimeout(resolve, 100)
+        })
+      }
+    }
+    const send = (message: object): void => void child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
+    onTestFinished(() => void child.kill('SIGKILL'))
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'gone', version: '1' } } })
+    await waitFor((line) => line.id === 1)
+    send({ method: 'notifications/initialized' })
+    send({ id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'README.md', content: 'x' } } })
+    // The server asks (elicitation/create); the client goes away instead of answering.
+    await waitFor((line) => line.method === 'elicitation/create')
+    const closedAt = Date.now()
+    child.stdin.end()
+    const answer = await waitFor((line) => line.id === 2)
+    expect(answer.result?.isError).toBe(true)
+    expect(answer.result?.content?.[0]?.text).toMatch(/^TOOL_DENIED: .*the MCP client closed its input before answering/)
+    expect(await exited).toBe(0)
+    // Well under the SDK's 60 s request timeout it used to wait for.
+    expect(Date.now() - closedAt).toBeLessThan(20_000)
+    expect(fs.existsSync(path.join(root, 'README.md'))).toBe(false)
+  }, 40_000)
 })
