@@ -117,6 +117,7 @@ describe('outright allow: a path swapped between the decision and the open is re
         const outcome = await outcomeOf(tools[tool].executor(ctx)(args as never))
         expect(swapped).toBe(true)
         expect(outcome).toMatchObject({ code: 'E_TOOL_DOWNSTREAM_ERROR', cause: 'TOOL_PATH_ESCAPE' })
+        expect((outcome as { message: string }).message).toContain('changed while it was being opened')
         expect(JSON.stringify(outcome)).not.toContain('SECRET')
         // Nothing written anywhere: no secret overwritten, no temp file left.
         expect(tree(root)).toEqual(before)
