@@ -9,7 +9,8 @@
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
 import { unwrap } from '../sandbox/network_wrappers.js'
-import { splitScript, splitWords } from '../sandbox/shell_words.js'
+import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
+import { optionRequirement, type OptionRequirement } from './option_spellings.js'
 
 /** How deep wrappers are unwrapped before the call is treated as unknowable. */
 const MAX_DEPTH = 8
@@ -20,7 +21,11 @@ export interface CommandSubject {
   readonly commands: readonly (readonly string[])[]
   /** `executableName` of each command's first word, in the same order. */
   readonly names: readonly string[]
-  /** Set when some command is only known at run time (`$cmd`, `eval "$x"`, `xargs -I{} {}`): why. */
+  /**
+   * Set when some command word is only known at run time (`$cmd`, `{git,}`,
+   * `eval "$x"`, `xargs -I{} {}`): why. A computed *argument* does not set
+   * it: prefixes judge those where they compare them (see {@link CommandPrefix}).
+   */
   readonly dynamic: string | undefined
 }
 
@@ -46,7 +51,7 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   const name = executableName(executable)
   out.push(argv as string[])
   names.push(name)
-  if (executable === '' || executable.includes('$') || executable.includes('`')) {
+  if (executable === '' || isComputedWord(executable)) {
     return `the command word ${JSON.stringify(executable)} is computed when the script runs`
   }
   const rest = argv.slice(1)
@@ -89,16 +94,36 @@ export function executableName(word: string): string {
  * A compiled command prefix (`git push`, `npm publish`, `rm -rf`).
  *
  * @remarks
- * The first word is compared as an executable name (basename, any case);
- * the others must follow in order, with only options and their values in
- * between: `git -C repo push origin` and `npm --registry x publish` match
- * `git push` and `npm publish`, while `git commit -m push` does not.
+ * The first word is compared as an executable name (basename, any case).
+ * How the other words match depends on what the rule decides:
+ *
+ * - **`deny` and `ask` (`strict`, the default)** catch every spelling of
+ *   the command. Operand words (`push`, `publish`) must follow in order,
+ *   with only options and their values in between (`git -C repo push`
+ *   matches `git push`; `git commit -m push` does not). Option words are
+ *   looked for anywhere after the operand before them, up to `--`, in any
+ *   order, as GNU programs read them: a short cluster is a set of letters
+ *   (`rm -rf` matches `rm -fr`, `rm -r -f`, `rm x -f -r`), per-program
+ *   synonyms count (`-R` and `--recursive` for `rm -r`, see
+ *   `option_spellings.ts`), and a long option matches its unambiguous
+ *   abbreviations (`--rec`). A word computed when the script runs
+ *   ({@link isComputedWord}) fails closed: a substitution (`$X`, `"$(…)"`)
+ *   matches whatever the prefix compares it with, a glob or brace
+ *   expansion (`pus?`, `{push,}`) every word of its shape (and may also be
+ *   an option, or nothing), and either satisfies every option a prefix
+ *   needs when it could start with `-`.
+ * - **`allow` (`strict` false)** grants only what is written: the words in
+ *   order as given, options with their values skipped between them, and a
+ *   computed word matches nothing, so no allow rule is granted by a word
+ *   that could be something else.
  */
 export class CommandPrefix {
   /** The prefix as written. */
   readonly source: string
   /** Its words. */
   readonly words: readonly string[]
+  /** For each word from the second: the options it needs when it is an option word (strict matching), else `undefined`. */
+  readonly #options: readonly (OptionRequirement[] | undefined)[]
 
   /**
    * @param source - The prefix, words split as a shell would (quotes honoured).
@@ -113,17 +138,26 @@ export class CommandPrefix {
     const words = splitWords(source)
     this.source = source
     this.words = [executableName(words[0]!), ...words.slice(1)]
+    const operands: string[] = [this.words[0]!]
+    const options: (OptionRequirement[] | undefined)[] = [undefined]
+    for (let k = 1; k < this.words.length; k++) {
+      const required = optionRequirement(this.words[k]!, operands)
+      options.push(required)
+      if (required === undefined) operands.push(this.words[k]!)
+    }
+    this.#options = options
   }
 
   /**
    * Whether one command starts with this prefix.
    *
    * @param argv - A command, executable first.
+   * @param strict - Match as a `deny`/`ask` rule does (every spelling, computed words fail closed; the default), or as an `allow` rule does (as written).
    * @returns Whether it matches.
    */
-  matches(argv: readonly string[]): boolean {
+  matches(argv: readonly string[], strict = true): boolean {
     if (argv.length === 0) return false
-    return this.matchesNamed(executableName(argv[0]!), argv)
+    return this.matchesNamed(executableName(argv[0]!), argv, strict)
   }
 
   /**
@@ -132,23 +166,95 @@ export class CommandPrefix {
    *
    * @param name - `executableName(argv[0])`.
    * @param argv - The command, executable first.
+   * @param strict - As for {@link CommandPrefix.matches}.
    * @returns Whether it matches.
    */
-  matchesNamed(name: string, argv: readonly string[]): boolean {
+  matchesNamed(name: string, argv: readonly string[], strict = true): boolean {
     if (name !== this.words[0]) return false
-    return this.words.length === 1 || this.#from(argv, 1, 1, false, false)
+    if (this.words.length === 1) return true
+    return strict ? this.#strict(argv, 1, 1, false, false) : this.#literal(argv, 1, 1, false, false)
   }
 
-  #from(argv: readonly string[], i: number, k: number, afterOption: boolean, optionsEnded: boolean): boolean {
+  /** `allow` matching: the words as written, in order, options and their values skipped between them. */
+  #literal(argv: readonly string[], i: number, k: number, afterOption: boolean, optionsEnded: boolean): boolean {
     if (k === this.words.length) return true
     if (i >= argv.length) return false
     const word = argv[i]!
-    if (word === this.words[k] && this.#from(argv, i + 1, k + 1, false, optionsEnded || word === '--')) return true
+    // A word that could become anything grants nothing, not even as an option's value.
+    if (isComputedWord(word)) return false
+    if (word === this.words[k] && this.#literal(argv, i + 1, k + 1, false, optionsEnded || word === '--')) return true
     if (optionsEnded) return false
-    if (word === '--') return this.#from(argv, i + 1, k, false, true)
+    if (word === '--') return this.#literal(argv, i + 1, k, false, true)
     // An option is skipped; so may be the word after it (its value, when it takes one).
-    if (word.startsWith('-') && word !== '-') return this.#from(argv, i + 1, k, !word.includes('='), false)
-    if (afterOption) return this.#from(argv, i + 1, k, false, false)
+    if (word.startsWith('-') && word !== '-') return this.#literal(argv, i + 1, k, !word.includes('='), false)
+    if (afterOption) return this.#literal(argv, i + 1, k, false, false)
     return false
   }
+
+  /** `deny`/`ask` matching: every spelling, and a computed word fails closed. */
+  #strict(argv: readonly string[], i: number, k: number, afterOption: boolean, optionsEnded: boolean): boolean {
+    if (k === this.words.length) return true
+    const options = this.#options[k]
+    if (options !== undefined) {
+      // Option words: present anywhere from here to `--`, in any spelling; then the operands go on from here.
+      if (optionsEnded || !optionsPresent(argv, i, options)) return false
+      return this.#strict(argv, i, k + 1, afterOption, optionsEnded)
+    }
+    if (i >= argv.length) return false
+    const word = argv[i]!
+    if (isComputedWord(word)) {
+      // A substitution could expand to this word and the rest of the prefix; a
+      // glob or brace expansion to words of its shape, or to options, or to nothing.
+      const shape = computedWordPattern(word)
+      if (shape === undefined || shape.test(this.words[k]!)) return true
+      return !optionsEnded && this.#strict(argv, i + 1, k, true, false)
+    }
+    if (word === this.words[k] && this.#strict(argv, i + 1, k + 1, false, optionsEnded || word === '--')) return true
+    if (optionsEnded) return false
+    if (word === '--') return this.#strict(argv, i + 1, k, false, true)
+    if (word.startsWith('-') && word !== '-') return this.#strict(argv, i + 1, k, !word.includes('='), false)
+    if (afterOption) return this.#strict(argv, i + 1, k, false, false)
+    return false
+  }
+}
+
+/**
+ * Whether the words from `start` up to `--` give every required option
+ * (see {@link OptionRequirement}); a computed word that could start with
+ * `-` could be any of them.
+ */
+function optionsPresent(argv: readonly string[], start: number, required: readonly OptionRequirement[]): boolean {
+  let shorts = ''
+  let longs: string[] | undefined
+  let words: string[] | undefined
+  for (let i = start; i < argv.length; i++) {
+    const word = argv[i]!
+    if (word === '--') break
+    if (isComputedWord(word) && couldBeOption(word)) return true
+    if (word.length < 2 || word[0] !== '-') continue
+    ;(words ??= []).push(word)
+    if (word[1] !== '-') shorts += word.slice(1)
+    else (longs ??= []).push(word.slice(2, word.includes('=') ? word.indexOf('=') : undefined))
+  }
+  if (words === undefined) return false
+  for (const option of required) {
+    if (option.exact !== undefined) {
+      if (!words.includes(option.exact)) return false
+      continue
+    }
+    let found = false
+    for (const letter of option.shorts) if (shorts.includes(letter)) found = true
+    if (!found && longs !== undefined) {
+      // GNU getopt_long and git take a long option's unambiguous abbreviation (`--rec`).
+      for (const given of longs) if (given !== '' && option.longs.some((name) => name.startsWith(given))) found = true
+    }
+    if (!found) return false
+  }
+  return true
+}
+
+/** Whether a computed word could expand to something that starts with `-` (`build/*.o` cannot). */
+function couldBeOption(word: string): boolean {
+  const first = word[0]
+  return first === '-' || first === '*' || first === '?' || first === '[' || first === '{' || first === '@' || first === '!' || first === '+' || word.includes('$') || word.includes('`')
 }

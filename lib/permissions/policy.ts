@@ -5,6 +5,7 @@
  * @module
  */
 import { errorSummary } from '../exceptions.js'
+import { isComputedWord } from '../sandbox/shell_words.js'
 import { commandSubject, type CommandPrefix, type CommandSubject } from './command_match.js'
 import { PathGlob } from './glob.js'
 import { compilePolicy, type CompiledPolicy, type CompiledRule, type PermissionCallInfo, type PermissionDecision, type RawPermissionPolicy } from './rules.js'
@@ -235,22 +236,25 @@ interface Plan {
   readonly byExecutable: ReadonlyMap<string, PrefixIndex>
 }
 
-/** A command rule's prefix and the rule's slot. */
+/** A command rule's prefix, the rule's slot, and whether it matches as a `deny`/`ask` rule (see {@link CommandPrefix}). */
 interface SlotPrefix {
   readonly slot: number
   readonly prefix: CommandPrefix
+  readonly strict: boolean
 }
 
 /**
- * The prefixes that start with one executable name: those of one word
- * (`rm`), which match every command of that name, and the others by their
- * second word. A prefix of several words advances past its second word only
- * on an equal word of the command (options may sit between), so a command
- * that has no word equal to it cannot match: `git status` is checked
- * against no `git push…` prefix at all.
+ * The prefixes that start with one executable name: those checked against
+ * every command of that name (`rm`, and `rm -rf`: option words may be
+ * spelled many ways), and the others by their second word, an operand. Such
+ * a prefix advances past its second word only on an equal word of the
+ * command (options may sit between), or on a computed word (`$X`, `pus?`),
+ * which could be it: a command with neither cannot match, so `git status`
+ * is checked against no `git push…` prefix at all, while `git "$X"` is
+ * checked against all of them.
  */
 interface PrefixIndex {
-  readonly bare: SlotPrefix[]
+  readonly always: SlotPrefix[]
   readonly bySecondWord: Map<string, SlotPrefix[]>
 }
 
@@ -269,18 +273,19 @@ function planOf(rules: readonly CompiledRule[], defaultDecision: PermissionDecis
     }
     const slot = commandRules++
     slots.push(slot)
+    const strict = rule.decision !== 'allow'
     for (const prefix of rule.match.prefixes) {
       const name = prefix.words[0]!
       let index = byExecutable.get(name)
-      if (index === undefined) byExecutable.set(name, (index = { bare: [], bySecondWord: new Map() }))
-      if (prefix.words.length === 1) {
-        index.bare.push({ slot, prefix })
+      if (index === undefined) byExecutable.set(name, (index = { always: [], bySecondWord: new Map() }))
+      const second = prefix.words[1]
+      if (second === undefined || (second.startsWith('-') && second.length > 1 && second !== '--')) {
+        index.always.push({ slot, prefix, strict })
         continue
       }
-      const second = prefix.words[1]!
       let entries = index.bySecondWord.get(second)
       if (entries === undefined) index.bySecondWord.set(second, (entries = []))
-      entries.push({ slot, prefix })
+      entries.push({ slot, prefix, strict })
     }
   }
   const pathScreen = literals.size === 0 ? undefined : new RegExp([...literals].map(escapeRegExp).join('|'))
@@ -425,7 +430,8 @@ class Subject {
   /**
    * Every command rule's answer at once: each command is checked only
    * against the prefixes that start with its executable's name (a prefix
-   * naming another executable cannot match it).
+   * naming another executable cannot match it), and among those, see
+   * {@link PrefixIndex}.
    */
   #matchCommands(commands: CommandSubject): Uint8Array {
     const hits = new Uint8Array(this.#plan.commandRules)
@@ -435,8 +441,15 @@ class Subject {
       const index = this.#plan.byExecutable.get(name)
       if (index === undefined) continue
       const argv = argvs[i]!
-      checkPrefixes(index.bare, name, argv, hits)
+      checkPrefixes(index.always, name, argv, hits)
       if (index.bySecondWord.size === 0) continue
+      let computed = false
+      for (let w = 1; w < argv.length && !computed; w++) computed = isComputedWord(argv[w]!)
+      if (computed) {
+        // A computed word could be any second word: every prefix decides for itself.
+        for (const entries of index.bySecondWord.values()) checkPrefixes(entries, name, argv, hits)
+        continue
+      }
       for (let w = 1; w < argv.length; w++) {
         const entries = index.bySecondWord.get(argv[w]!)
         if (entries !== undefined) checkPrefixes(entries, name, argv, hits)
@@ -468,8 +481,8 @@ class Subject {
 
 function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array): void {
   for (let e = 0; e < entries.length; e++) {
-    const { slot, prefix } = entries[e]!
-    if (hits[slot] === 0 && prefix.matchesNamed(name, argv)) hits[slot] = 1
+    const { slot, prefix, strict } = entries[e]!
+    if (hits[slot] === 0 && prefix.matchesNamed(name, argv, strict)) hits[slot] = 1
   }
 }
 

@@ -17,9 +17,22 @@ for (const ch of '\'"\\ \t`$;&|\n(){}<>') SPECIAL[ch.charCodeAt(0)] = 1
 /** Inside double quotes, the characters that are not copied as they are. */
 const SPECIAL_IN_DOUBLE = new Uint8Array(128)
 for (const ch of '"\\`$') SPECIAL_IN_DOUBLE[ch.charCodeAt(0)] = 1
-/** Operators and grouping characters: each ends the command before it. */
+/**
+ * Operators and grouping characters: each ends the command before it. `{`
+ * and `}` are not here: they group only as words of their own (`{ a; }`);
+ * inside a word they are brace expansion (`{git,}`) or plain text (`{}`).
+ */
 const OPERATORS = new Uint8Array(128)
-for (const ch of ';&|\n(){}<>') OPERATORS[ch.charCodeAt(0)] = 1
+for (const ch of ';&|\n()<>') OPERATORS[ch.charCodeAt(0)] = 1
+/** What may follow a `{` or `}` that stands alone as a grouping word. */
+const GROUP_END = new Uint8Array(128)
+for (const ch of ' \t\n;&|()<>') GROUP_END[ch.charCodeAt(0)] = 1
+/** The characters that start an extended glob `@(…)` when `(` follows them in a word. */
+const EXTGLOB = new Uint8Array(128)
+for (const ch of '?*+@!') EXTGLOB[ch.charCodeAt(0)] = 1
+/** Inside double quotes, the characters a backslash escapes (it stays before any other). */
+const ESCAPABLE_IN_DOUBLE = new Uint8Array(128)
+for (const ch of '$`"\\\n') ESCAPABLE_IN_DOUBLE[ch.charCodeAt(0)] = 1
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 
@@ -27,6 +40,13 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
  * Split a shell script into simple commands, approximately: quotes are
  * honoured, operators and substitutions start a new command. Over-splitting
  * is harmless (each piece is checked), so the approximation errs that way.
+ *
+ * What the shell would expand is kept as written, so that
+ * {@link isComputedWord} can tell it from literal text: `$X`, `${X:-a}`,
+ * `$(…)` and backquotes, globs (`pus?`, `pus[h]`, `@(push)`), brace
+ * expansion (`{git,}`). What the shell turns into fixed text is decoded:
+ * quotes, backslashes, `$'…'` (ANSI-C quoting) and a backslash-newline (a
+ * line continuation, removed).
  *
  * @param script - A shell script.
  * @returns Its simple commands, as words.
@@ -83,7 +103,10 @@ export function splitScript(script: string): string[][] {
         const c = script[i]!
         if (c === '"') break
         if (c === '\\' && i + 1 < length) {
-          word += script[i + 1]
+          // Only `$ \` " \\` and a newline are escaped; before anything else the backslash stays.
+          const next = script.charCodeAt(i + 1)
+          if (next >= 128 || ESCAPABLE_IN_DOUBLE[next] === 0) word += '\\' + script[i + 1]
+          else if (next !== 10) word += script[i + 1]
           i += 2
         } else if (c === '`' || (c === '$' && script[i + 1] === '(')) {
           // A substitution inside double quotes is a script of its own.
@@ -100,9 +123,40 @@ export function splitScript(script: string): string[][] {
       continue
     }
     if (ch === '\\' && i + 1 < length) {
-      word += script[i + 1]
-      inWord = true
+      // A backslash-newline is a line continuation: both go, the word goes on.
+      if (script[i + 1] !== '\n') {
+        word += script[i + 1]
+        inWord = true
+      }
       i += 2
+      continue
+    }
+    if (ch === '$' && script[i + 1] === "'") {
+      const [text, end] = ansiC(script, i)
+      word += text
+      inWord = true
+      i = end + 1
+      continue
+    }
+    if (ch === '{' || ch === '}') {
+      // A grouping word (`{ a; }`) ends the command before it, like an operator.
+      const next = i + 1 < length ? script.charCodeAt(i + 1) : 10
+      if (!inWord && next < 128 && GROUP_END[next] === 1) {
+        endCommand(words, commands)
+        words = []
+        i++
+        continue
+      }
+      word += ch
+      inWord = true
+      i++
+      continue
+    }
+    if (ch === '(' && inWord && word.length > 0 && EXTGLOB[word.charCodeAt(word.length - 1)] === 1) {
+      // An extended glob (`@(push)`, with `shopt -s extglob`): part of the word.
+      const end = closingParen(script, i)
+      word += script.slice(i, end + 1)
+      i = end + 1
       continue
     }
     if (ch === ' ' || ch === '\t') {
@@ -170,6 +224,155 @@ function readSubstitution(script: string, start: number): [string, number] {
     else if (ch === ')' && --depth === 0) return [script.slice(start + 2, i), i]
   }
   return [script.slice(start + 2), script.length - 1]
+}
+
+/** The single-character escapes of `$'…'`. */
+const ANSI_C_ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' }
+
+/**
+ * The text of the ANSI-C quoted string `$'…'` starting at `start` (the `$`),
+ * and the index of its closing quote (the end of the script when unclosed).
+ *
+ * @remarks
+ * Decoded as bash does for what a command name or option can be spelled
+ * with: the letter escapes, `\nnn` octal, `\xHH`, `\uHHHH` and `\UHHHHHHHH`.
+ * What is not decoded exactly (`\cX`, a NUL that would cut the string, a
+ * byte that is not UTF-8 on its own) keeps the string as written, `$'`
+ * included, so {@link isComputedWord} treats the word as computed.
+ */
+function ansiC(script: string, start: number): [string, number] {
+  let text = ''
+  let i = start + 2
+  while (i < script.length && script[i] !== "'") {
+    const ch = script[i]!
+    if (ch !== '\\' || i + 1 >= script.length) {
+      text += ch
+      i++
+      continue
+    }
+    const escape = script[i + 1]!
+    const simple = ANSI_C_ESCAPES[escape]
+    if (simple !== undefined) {
+      text += simple
+      i += 2
+      continue
+    }
+    const numeric = /^(?:[0-7]{1,3}|x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8})/.exec(script.slice(i + 1, i + 10))
+    if (numeric === null) {
+      if (escape === 'c') return asWritten(script, start)
+      // An unknown escape stays as written, backslash included (bash does the same).
+      text += ch + escape
+      i += 2
+      continue
+    }
+    const digits = numeric[0]
+    const code = /^[0-7]/.test(digits) ? parseInt(digits, 8) : parseInt(digits.slice(1), 16)
+    const bytewise = digits[0] !== 'u' && digits[0] !== 'U'
+    if (code === 0 || (bytewise && code >= 0x80) || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return asWritten(script, start)
+    text += String.fromCodePoint(code)
+    i += 1 + digits.length
+  }
+  return [text, i]
+}
+
+/** `$'…'` kept as written (computed for {@link isComputedWord}): the text and its closing quote. */
+function asWritten(script: string, start: number): [string, number] {
+  let i = start + 2
+  while (i < script.length && script[i] !== "'") i += script[i] === '\\' ? 2 : 1
+  const end = Math.min(i, script.length)
+  return [script.slice(start, end + 1), end]
+}
+
+/** The index of the `)` closing the `(` at `start` (the end of the script when unclosed). */
+function closingParen(script: string, start: number): number {
+  let depth = 0
+  for (let i = start; i < script.length; i++) {
+    const ch = script[i]!
+    if (ch === '\\') i++
+    else if (ch === '(') depth++
+    else if (ch === ')' && --depth === 0) return i
+  }
+  return script.length - 1
+}
+
+/**
+ * `$`, a backquote, a glob character (`*`, `?`, a `[…]` class, `(` of an
+ * extended glob) or a brace expansion (`{a,b}`, `{1..3}`).
+ */
+const COMPUTED = /[$`*?(]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/s
+
+/**
+ * Whether a word as {@link splitScript} gives it could become other text
+ * when the script runs: a parameter or command substitution (`$X`,
+ * `${X:-push}`, `$(…)`, backquotes), a glob (`pus?`, `pus[h]`,
+ * `@(push)`), or a brace expansion (`{git,}`, `{1..3}`).
+ *
+ * @remarks
+ * The split keeps such words as written, and decodes quotes, so a quoted
+ * `'*'` reads the same as a glob: it counts as computed too. That errs on
+ * the safe side: permission rules treat a computed word as possibly
+ * anything, which can only make a `deny` or `ask` match more, or an
+ * `allow` match less.
+ *
+ * @param word - A word from {@link splitScript} or a command's argv.
+ * @returns Whether it may expand to other words.
+ */
+export function isComputedWord(word: string): boolean {
+  return COMPUTED.test(word)
+}
+
+/** Patterns of computed words, by word: a policy meets the same words on call after call. */
+const patterns = new Map<string, RegExp | null>()
+
+/**
+ * What a computed word ({@link isComputedWord}) can turn into, as a
+ * regular expression each resulting word matches: globs and brace
+ * expansions give words of their own shape (`pus?` can only be a
+ * four-letter word starting with `pus`). `undefined` when it can be
+ * anything: a substitution (`$X`, `$(…)`, backquotes) or a pattern too
+ * involved to follow (nested braces, `{a..z}`, `@(…)`).
+ *
+ * @param word - A computed word.
+ * @returns Its shape, or `undefined` for anything.
+ */
+export function computedWordPattern(word: string): RegExp | undefined {
+  let pattern = patterns.get(word)
+  if (pattern === undefined) {
+    pattern = globSource(word)
+    if (patterns.size >= 512) patterns.clear()
+    patterns.set(word, pattern)
+  }
+  return pattern ?? undefined
+}
+
+function globSource(word: string): RegExp | null {
+  if (word.includes('$') || word.includes('`')) return null
+  let source = ''
+  for (let i = 0; i < word.length; i++) {
+    const ch = word[i]!
+    if (word[i + 1] === '(' && '?*+@!'.includes(ch)) return null // an extended glob
+    if (ch === '*') source += '.*'
+    else if (ch === '?') source += '.'
+    else if (ch === '[' && word.indexOf(']', i + 2) !== -1) {
+      // A bracket class is one character, whatever it lists.
+      source += '.'
+      i = word.indexOf(']', i + 2)
+    } else if (ch === '{') {
+      const close = word.indexOf('}', i)
+      const body = close === -1 ? '' : word.slice(i + 1, close)
+      if (close === -1 || !body.includes(',')) {
+        if (body.includes('..') || body.includes('{')) return null
+        source += '\\{'
+        continue
+      }
+      if (body.includes('{')) return null
+      const alternatives = body.split(',').map((part) => globSource(part)?.source.slice(1, -1))
+      if (alternatives.some((part) => part === undefined)) return null
+      source += `(?:${alternatives.join('|')})`
+      i = close
+    } else source += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  }
+  return new RegExp(`^${source}$`, 's')
 }
 
 /**

@@ -158,7 +158,11 @@ describe('commandSubject: scripts split as before', () => {
     ['echo "$(git push)" `npm publish`', [['echo', '$(git push)', '`npm publish`'], ['git', 'push'], ['npm', 'publish']]],
     [`echo 'unclosed quote; git push`, [['echo', 'unclosed quote; git push']]],
     ['echo "unclosed $(git push', [['echo', 'unclosed $(git push'], ['git', 'push']]],
-    ['a|b;c&d\ne(f){g}<h>i', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['g'], ['h'], ['i']]],
+    // `{` and `}` group only as words of their own; `{g}` is a word (bash runs a command named `{g}`).
+    ['a|b;c&d\ne(f){g}<h>i', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['{g}'], ['h'], ['i']]],
+    ['{ a; b;}; {c,d} e', [['a'], ['b'], ['{c,d}', 'e']]],
+    // A backslash-newline is removed, `$'…'` decoded; what the shell expands is kept as written.
+    ["git p\\\nush $'\\x2d-force' pus? \"$X\"", [['git', 'push', '--force', 'pus?', '$X']]],
     ['echo \\; git push', [['echo', ';', 'git', 'push']]],
     ['echo $HOME é\tdone', [['echo', '$HOME', 'é', 'done']]],
     ['X=1', []],

@@ -28,32 +28,38 @@ async function decide(p: PermissionPolicy, cmd: string, args: string[]): Promise
   return { decision: verdict.decision, rule: verdict.rule?.index }
 }
 
-/** Scripts that run `git push` in real bash (checked below) while spelling it another way. */
-const PUSH_SCRIPTS = [
-  "git $'push'", // ANSI-C quoting
-  "git $'\\x70ush'", // ANSI-C escape
-  "git $'\\160ush'", // octal escape
-  'git p\\\nush', // backslash-newline is a line continuation
-  'git "p\\\nush"', // also inside double quotes
-  'git "$(echo push)"', // a computed argument
-  'git `echo push`',
-  'git ${X:-push}', // parameter expansion with a default
-  'X=push; git $X',
-  '{git,} push', // brace expansion, command word
-  'git {push,}', // brace expansion, argument
-  'git {pus,xx}h',
-  'git pus[h]', // pathname expansion: a file named `push` in the working directory
-  'git pus?',
-  'git pu*',
-] as const
+/**
+ * Scripts that run `git push` in real bash (checked below) while spelling it
+ * another way, and what the policy now says: `ask`, from the `git push`
+ * rule, when the word can only be `push` or a word of its shape; `deny`,
+ * from the `git clean` / `git reset --hard` rule, when it could be any word
+ * (a substitution, or a computed command word): fail closed.
+ */
+const PUSH_SCRIPTS: readonly [string, PermissionDecision, number][] = [
+  ["git $'push'", 'ask', ASK_PUBLISH], // ANSI-C quoting, decoded
+  ["git $'\\x70ush'", 'ask', ASK_PUBLISH], // ANSI-C escape
+  ["git $'\\160ush'", 'ask', ASK_PUBLISH], // octal escape
+  ['git p\\\nush', 'ask', ASK_PUBLISH], // backslash-newline is a line continuation
+  ['git "p\\\nush"', 'ask', ASK_PUBLISH], // also inside double quotes
+  ['git {push,}', 'ask', ASK_PUBLISH], // brace expansion: push, or nothing
+  ['git {pus,xx}h', 'ask', ASK_PUBLISH],
+  ['git pus[h]', 'ask', ASK_PUBLISH], // pathname expansion: a file named `push` in the working directory
+  ['git pus?', 'ask', ASK_PUBLISH],
+  ['git pu*', 'ask', ASK_PUBLISH],
+  ['git "$(echo push)"', 'deny', DENY_DESTRUCTIVE], // a substitution could be `clean` as well as `push`
+  ['git `echo push`', 'deny', DENY_DESTRUCTIVE],
+  ['git ${X:-push}', 'deny', DENY_DESTRUCTIVE], // parameter expansion with a default
+  ['X=push; git $X', 'deny', DENY_DESTRUCTIVE],
+  ['{git,} push', 'deny', DENY_DESTRUCTIVE], // brace expansion in the command word: it could be anything
+]
 
 describe('shell expansions cannot dodge a prefix rule (examples/policy.json)', () => {
-  it.each(PUSH_SCRIPTS)('bash -c %j asks like `git push`', async (script) => {
-    expect(await decide(policy, 'bash', ['-c', script])).toEqual({ decision: 'ask', rule: ASK_PUBLISH })
+  it.each(PUSH_SCRIPTS)('bash -c %j → %s (rules[%i])', async (script, decision, rule) => {
+    expect(await decide(policy, 'bash', ['-c', script])).toEqual({ decision, rule })
   })
 
-  it.each(PUSH_SCRIPTS)('sh -c "cd x && …" around %j asks too', async (script) => {
-    expect(await decide(policy, 'sh', ['-c', `cd x && ${script}`])).toEqual({ decision: 'ask', rule: ASK_PUBLISH })
+  it.each(PUSH_SCRIPTS)('sh -c "cd x && …" around %j → %s (rules[%i])', async (script, decision, rule) => {
+    expect(await decide(policy, 'sh', ['-c', `cd x && ${script}`])).toEqual({ decision, rule })
   })
 
   it.each([
@@ -169,7 +175,7 @@ describe('ordinary commands keep their decisions (examples/policy.json)', () => 
 describe('the scripts really run `git push` (real bash, a fake git on PATH)', () => {
   const bashAvailable = fs.existsSync('/bin/bash') || fs.existsSync('/usr/bin/bash')
 
-  it.runIf(bashAvailable).each(PUSH_SCRIPTS)('bash -c %j', (script) => {
+  it.runIf(bashAvailable).each(PUSH_SCRIPTS.map(([script]) => script))('bash -c %j', (script) => {
     const dir = trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-f2-'))
     const bin = path.join(dir, 'bin')
     fs.mkdirSync(bin)
