@@ -250,8 +250,9 @@ interface SlotPrefix {
  * a prefix advances past its second word only on an equal word of the
  * command (options may sit between), or on a computed word (`$X`, `pus?`),
  * which could be it: a command with neither cannot match, so `git status`
- * is checked against no `git push…` prefix at all, while `git "$X"` is
- * checked against all of them.
+ * is checked against no `git push…` prefix at all, while `git "$X"` (a
+ * computed word where the second word would be) is checked against all of
+ * them.
  */
 interface PrefixIndex {
   readonly always: SlotPrefix[]
@@ -443,9 +444,7 @@ class Subject {
       const argv = argvs[i]!
       checkPrefixes(index.always, name, argv, hits)
       if (index.bySecondWord.size === 0) continue
-      let computed = false
-      for (let w = 1; w < argv.length && !computed; w++) computed = isComputedWord(argv[w]!)
-      if (computed) {
+      if (secondWordComputed(argv)) {
         // A computed word could be any second word: every prefix decides for itself.
         for (const entries of index.bySecondWord.values()) checkPrefixes(entries, name, argv, hits)
         continue
@@ -477,6 +476,25 @@ class Subject {
     if (this.#described === null) this.#described = describeArgs(this.#call.args)
     return this.#described
   }
+}
+
+/**
+ * Whether a computed word ({@link isComputedWord}) stands where a prefix's
+ * second word could be compared: the first operand, past options and the
+ * values they may take (the walk of `CommandPrefix`). A computed word later
+ * on (`git add src/*.ts`) is never compared with a second word.
+ */
+function secondWordComputed(argv: readonly string[]): boolean {
+  let afterOption = false
+  for (let w = 1; w < argv.length; w++) {
+    const word = argv[w]!
+    if (isComputedWord(word)) return true
+    if (word === '--') return w + 1 < argv.length && isComputedWord(argv[w + 1]!)
+    if (word.startsWith('-') && word !== '-') afterOption = !word.includes('=')
+    else if (afterOption) afterOption = false
+    else return false
+  }
+  return false
 }
 
 function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array): void {

@@ -295,11 +295,11 @@ function closingParen(script: string, start: number): number {
   return script.length - 1
 }
 
-/**
- * `$`, a backquote, a glob character (`*`, `?`, a `[…]` class, `(` of an
- * extended glob) or a brace expansion (`{a,b}`, `{1..3}`).
- */
-const COMPUTED = /[$`*?(]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/s
+/** `$`, a backquote, `*`, `?`, `(` (an extended glob): a word with one is computed. */
+const COMPUTED_CHAR = new Uint8Array(128)
+for (const ch of '$`*?(') COMPUTED_CHAR[ch.charCodeAt(0)] = 1
+/** `[` and `{`: computed when a `[…]` class or a `{a,b}` / `{1..3}` brace expansion follows. */
+const BRACKET_OR_BRACE = /\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/s
 
 /**
  * Whether a word as {@link splitScript} gives it could become other text
@@ -318,7 +318,15 @@ const COMPUTED = /[$`*?(]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/s
  * @returns Whether it may expand to other words.
  */
 export function isComputedWord(word: string): boolean {
-  return COMPUTED.test(word)
+  // A scan for the few characters that matter: this runs on every word a prefix compares.
+  let open = false
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i)
+    if (code >= 128) continue
+    if (COMPUTED_CHAR[code] === 1) return true
+    if (code === 91 || code === 123) open = true // `[` or `{`
+  }
+  return open && BRACKET_OR_BRACE.test(word)
 }
 
 /** Patterns of computed words, by word: a policy meets the same words on call after call. */
