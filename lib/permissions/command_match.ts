@@ -8,7 +8,7 @@
  */
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
-import { unwrap } from '../sandbox/network_wrappers.js'
+import { shellReadsStdin, unwrap } from '../sandbox/network_wrappers.js'
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
 import { optionRequirement, type OptionRequirement } from './option_spellings.js'
 
@@ -60,7 +60,9 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   else if (name === 'alias' || name === 'trap') return `\`${name}\` makes the shell run a command built at run time`
   else if (name === 'git' && gitAlias(rest)) return '`git -c alias.*` defines an alias that could name any subcommand'
   else wrapped = unwrap(name, rest)
-  if (wrapped === undefined) return undefined
+  if (wrapped === undefined) {
+    return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
+  }
   if (!Array.isArray(wrapped)) return wrapped.dynamic
   let dynamic: string | undefined
   for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names)
@@ -107,7 +109,7 @@ export function executableName(word: string): string {
  *   synonyms count (`-R` and `--recursive` for `rm -r`, see
  *   `option_spellings.ts`), and a long option matches its unambiguous
  *   abbreviations (`--rec`). A word computed when the script runs
- *   ({@link isComputedWord}) fails closed: a substitution (`$X`, `"$(…)"`)
+ *   (see `isComputedWord` in `lib/sandbox/shell_words.ts`) fails closed: a substitution (`$X`, `"$(…)"`)
  *   matches whatever the prefix compares it with, a glob or brace
  *   expansion (`pus?`, `{push,}`) every word of its shape (and may also be
  *   an option, or nothing), and either satisfies every option a prefix

@@ -264,6 +264,43 @@ function unwrapShell(rest: readonly string[]): string[][] | Dynamic | undefined 
 }
 
 
+/**
+ * Whether `name rest…` is a shell that reads its script from standard input
+ * (`echo "git push" | sh`, `bash -s`, `bash <<< "…"`): no `-c`, and `-s`
+ * or no script file operand. Such a script cannot be seen before it runs.
+ *
+ * @param name - The executable name (basename, lower case).
+ * @param rest - Its arguments.
+ * @returns Whether the shell's commands come from standard input.
+ */
+export function shellReadsStdin(name: string, rest: readonly string[]): boolean {
+  if (!SHELLS.has(name)) return false
+  let i = 0
+  while (i < rest.length) {
+    const word = rest[i]!
+    if (word === '--' || word === '-') return i + 1 >= rest.length
+    if (word === '--command') return false
+    if (SHELL_VALUE_OPTIONS.has(word)) {
+      i += 2
+      continue
+    }
+    if (word.startsWith('--')) {
+      i += 1
+      continue
+    }
+    if (/^[-+][a-zA-Z]+$/.test(word)) {
+      const letters = word.slice(1)
+      if (word.startsWith('-') && letters.includes('c')) return false
+      if (word.startsWith('-') && letters.includes('s')) return true
+      i += 1
+      for (const letter of letters) if (SHELL_VALUE_LETTERS.has(letter)) i++
+      continue
+    }
+    return false
+  }
+  return true
+}
+
 /** A word cut to 120 characters for messages. */
 export function clip(word: string): string {
   return word.length > 120 ? `${word.slice(0, 120)}…` : word

@@ -51,6 +51,8 @@ const PUSH_SCRIPTS: readonly [string, PermissionDecision, number][] = [
   ['git ${X:-push}', 'deny', DENY_DESTRUCTIVE], // parameter expansion with a default
   ['X=push; git $X', 'deny', DENY_DESTRUCTIVE],
   ['{git,} push', 'deny', DENY_DESTRUCTIVE], // brace expansion in the command word: it could be anything
+  ['echo "git push" | sh', 'deny', DENY_DESTRUCTIVE], // a shell that reads its script from standard input
+  ['bash <<< "git push"', 'deny', DENY_DESTRUCTIVE],
 ]
 
 describe('shell expansions cannot dodge a prefix rule (examples/policy.json)', () => {
@@ -167,6 +169,8 @@ describe('ordinary commands keep their decisions (examples/policy.json)', () => 
     ['git', ['commit', '-m', 'push']],
     ['git', ['log', '--grep', 'push']],
     ['npm', ['run', 'publish-docs']],
+    ['bash', ['scripts/build.sh']], // a script file is not read (see "What rules cannot see" in docs/permissions.md)
+    ['bash', ['-c', 'bash -e scripts/build.sh']],
   ])('%s %j is still allowed', async (cmd, args) => {
     expect(await decide(policy, cmd, args)).toEqual({ decision: 'allow', rule: 2 })
   })
