@@ -8,7 +8,7 @@
  */
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
-import { shellReadsStdin, unwrap } from '../sandbox/network_wrappers.js'
+import { findStartingPoints, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
 import { optionRequirement, type OptionRequirement } from './option_spellings.js'
 
@@ -64,9 +64,37 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
     return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
   }
   if (!Array.isArray(wrapped)) return wrapped.dynamic
+  if (name === 'xargs') wrapped = wrapped.map((command) => withXargsInput(command, xargsReplacement(rest)))
+  else if (name === 'find') wrapped = wrapped.map((command) => withFoundPath(command, findStartingPoints(rest)))
   let dynamic: string | undefined
   for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names)
   return dynamic
+}
+
+/**
+ * What xargs runs, with its input shown as the computed word it is: each
+ * line in place of the replacement string (`-I {}`), or appended as
+ * arguments, so `echo push | xargs git` is `git $XARGS_INPUT`, which a
+ * `git push` rule catches.
+ */
+function withXargsInput(command: string[], replace: string | undefined): string[] {
+  if (command.length === 0) return command
+  if (replace === undefined || replace === '') return [...command, XARGS_INPUT]
+  return command.map((word) => (word.includes(replace) ? word.split(replace).join(XARGS_INPUT) : word))
+}
+
+/** The word xargs's input stands for: computed, and it may start with `-`. */
+const XARGS_INPUT = '$XARGS_INPUT'
+
+/**
+ * What `find -exec` runs, with `{}` shown as a glob of the paths find can
+ * give: each starts with a starting point (`find push -exec git {} ;` runs
+ * `git push`), so `{}` of `find . -exec rm {} ;` is `.*`, never an option.
+ */
+function withFoundPath(command: string[], points: readonly string[]): string[] {
+  if (!command.some((word) => word.includes('{}'))) return command
+  const shape = points.length === 1 ? `${points[0]}*` : `{${points.join(',')}}*`
+  return command.map((word) => (word.includes('{}') ? word.split('{}').join(shape) : word))
 }
 
 function gitAlias(rest: readonly string[]): boolean {
@@ -116,8 +144,8 @@ export function executableName(word: string): string {
  *   needs when it could start with `-`.
  * - **`allow` (`strict` false)** grants only what is written: the words in
  *   order as given, options with their values skipped between them, and a
- *   computed word matches nothing, so no allow rule is granted by a word
- *   that could be something else.
+ *   computed word matches only its own text in the prefix, so no allow
+ *   rule is granted by a word that could be something else.
  */
 export class CommandPrefix {
   /** The prefix as written. */
@@ -182,9 +210,10 @@ export class CommandPrefix {
     if (k === this.words.length) return true
     if (i >= argv.length) return false
     const word = argv[i]!
-    // A word that could become anything grants nothing, not even as an option's value.
-    if (isComputedWord(word)) return false
     if (word === this.words[k] && this.#literal(argv, i + 1, k + 1, false, optionsEnded || word === '--')) return true
+    // A word that could become something else grants nothing, not even as an option's value
+    // (the same text as the prefix's own word, `ls *.ts` for `ls *.ts`, is what the rule wrote).
+    if (isComputedWord(word)) return false
     if (optionsEnded) return false
     if (word === '--') return this.#literal(argv, i + 1, k, false, true)
     // An option is skipped; so may be the word after it (its value, when it takes one).

@@ -140,6 +140,26 @@ function unwrapFind(rest: readonly string[]): string[][] | Dynamic {
   return commands
 }
 
+/**
+ * The starting points of `find` (its operands before the first expression
+ * word); `.` when there are none, as find does.
+ *
+ * @param rest - The arguments of `find`.
+ * @returns The starting points.
+ */
+export function findStartingPoints(rest: readonly string[]): string[] {
+  let i = 0
+  // -H, -L, -P, -D debugopts, -Olevel come first.
+  while (i < rest.length && /^-[HLP]$|^-O\d*$|^-D$/.test(rest[i]!)) i += rest[i] === '-D' ? 2 : 1
+  const points: string[] = []
+  for (; i < rest.length; i++) {
+    const word = rest[i]!
+    if (word.startsWith('-') || word === '(' || word === '!' || word === ',') break
+    points.push(word)
+  }
+  return points.length === 0 ? ['.'] : points
+}
+
 /** Drop leading options (and the values of `valued` ones), then `positional` operands. */
 function skipOptions(rest: readonly string[], valued: ReadonlySet<string>, positional: number): string[] {
   let i = 0
@@ -187,8 +207,13 @@ function unwrapEnv(rest: readonly string[]): string[][] {
   return commands
 }
 
-/** The replacement string of `xargs -I R` / `-iR` / `--replace[=R]`, if any. */
-function xargsReplacement(rest: readonly string[]): string | undefined {
+/**
+ * The replacement string of `xargs -I R` / `-iR` / `--replace[=R]`, if any.
+ *
+ * @param rest - The arguments of `xargs`.
+ * @returns The string xargs replaces with each input line, or `undefined` (the input is appended instead).
+ */
+export function xargsReplacement(rest: readonly string[]): string | undefined {
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!
     if (!word.startsWith('-') || word === '--') return undefined

@@ -53,6 +53,9 @@ const PUSH_SCRIPTS: readonly [string, PermissionDecision, number][] = [
   ['{git,} push', 'deny', DENY_DESTRUCTIVE], // brace expansion in the command word: it could be anything
   ['echo "git push" | sh', 'deny', DENY_DESTRUCTIVE], // a shell that reads its script from standard input
   ['bash <<< "git push"', 'deny', DENY_DESTRUCTIVE],
+  ['echo push | xargs git', 'deny', DENY_DESTRUCTIVE], // xargs appends its input: any words
+  ['echo push | xargs -I{} git {}', 'deny', DENY_DESTRUCTIVE],
+  ['find push -maxdepth 0 -exec git {} \\;', 'ask', ASK_PUBLISH], // `{}` is a path under a starting point: push*
 ]
 
 describe('shell expansions cannot dodge a prefix rule (examples/policy.json)', () => {
@@ -71,6 +74,7 @@ describe('shell expansions cannot dodge a prefix rule (examples/policy.json)', (
     ['rm $OPTS', 'unquoted: could be several words'],
     ['rm -f *', 'a glob that can expand to a file named -r'],
     ['{rm,} -rf x', 'brace expansion in the command word'],
+    ['find . -name "*.tmp" | xargs rm -f', 'the input could be -r'],
   ])('bash -c %j is denied like `rm -rf` (%s)', async (script) => {
     expect(await decide(policy, 'bash', ['-c', script])).toEqual({ decision: 'deny', rule: DENY_DESTRUCTIVE })
   })
@@ -127,7 +131,7 @@ describe('allow rules are not widened, and deny still wins', () => {
   const rules = new PermissionPolicy({
     default: 'ask',
     rules: [
-      { tool: 'bash', match: { commands: ['rm -f', 'npm test', 'git status'] }, decision: 'allow' },
+      { tool: 'bash', match: { commands: ['rm -f', 'npm test', 'git status', 'ls *.ts'] }, decision: 'allow' },
       { tool: 'bash', match: { commands: ['rm -rf'] }, decision: 'deny' },
     ],
   })
@@ -144,6 +148,8 @@ describe('allow rules are not widened, and deny still wins', () => {
     ['bash', ['-c', "npm $'test'"], 'allow', 0], // decoded exactly: it is `npm test`
     ['bash', ['-c', 'git status'], 'allow', 0],
     ['bash', ['-c', 'git "$(echo status)"'], 'ask', undefined],
+    ['bash', ['-c', 'ls *.ts'], 'allow', 0], // the text the rule wrote
+    ['bash', ['-c', 'ls *'], 'ask', undefined],
   ])('%s %j → %s', async (cmd, args, decision, rule) => {
     expect(await decide(rules, cmd, args)).toEqual({ decision, rule })
   })
@@ -166,6 +172,9 @@ describe('ordinary commands keep their decisions (examples/policy.json)', () => 
     ['bash', ['-c', 'rm -r build']],
     ['bash', ['-c', 'rm -f x']],
     ['bash', ['-c', 'find . -name "*.tmp" -exec rm {} \\;']],
+    ['bash', ['-c', 'find . -name "*.tmp" -exec rm -f {} +']], // `{}` starts with `./`: never an option
+    ['bash', ['-c', 'find . -name "*.tmp" -print0 | xargs -0 rm -f --']],
+    ['bash', ['-c', 'git ls-files | xargs wc -l']],
     ['git', ['commit', '-m', 'push']],
     ['git', ['log', '--grep', 'push']],
     ['npm', ['run', 'publish-docs']],
