@@ -10,7 +10,7 @@ import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
 import { findStartingPoints, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
-import { optionRequirement, type OptionRequirement } from './option_spellings.js'
+import { abbreviates, optionRequirement, type OptionRequirement } from './option_spellings.js'
 
 /** How deep wrappers are unwrapped before the call is treated as unknowable. */
 const MAX_DEPTH = 8
@@ -58,7 +58,7 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   let wrapped: string[][] | { dynamic: string } | undefined
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
   else if (name === 'alias' || name === 'trap') return `\`${name}\` makes the shell run a command built at run time`
-  else if (name === 'git' && gitAlias(rest)) return '`git -c alias.*` defines an alias that could name any subcommand'
+  else if (name === 'git' && gitAlias(rest)) return '`git -c alias.*` or `-c help.autocorrect` lets git run a subcommand other than the one written'
   else wrapped = unwrap(name, rest)
   if (wrapped === undefined) {
     return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
@@ -101,7 +101,8 @@ function gitAlias(rest: readonly string[]): boolean {
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!
     const config = word === '-c' || word === '--config-env' ? rest[i + 1] : word.startsWith('--config-env=') ? word.slice(13) : undefined
-    if (config !== undefined && config.toLowerCase().startsWith('alias.')) return true
+    // An alias names any subcommand; help.autocorrect runs the subcommand a misspelling is closest to (`pus` → push).
+    if (config !== undefined && /^(?:alias\.|help\.autocorrect)/i.test(config)) return true
     if (!word.startsWith('-')) return false
   }
   return false
@@ -130,7 +131,8 @@ export function executableName(word: string): string {
  * - **`deny` and `ask` (`strict`, the default)** catch every spelling of
  *   the command. Operand words (`push`, `publish`) must follow in order,
  *   with only options and their values in between (`git -C repo push`
- *   matches `git push`; `git commit -m push` does not). Option words are
+ *   matches `git push`; `git commit -m push` does not); the subcommand of
+ *   a program that takes abbreviations may be abbreviated (`npm publ`). Option words are
  *   looked for anywhere after the operand before them, up to `--`, in any
  *   order, as GNU programs read them: a short cluster is a set of letters
  *   (`rm -rf` matches `rm -fr`, `rm -r -f`, `rm x -f -r`), per-program
@@ -241,6 +243,7 @@ export class CommandPrefix {
       return !optionsEnded && this.#strict(argv, i + 1, k, true, false)
     }
     if (word === this.words[k] && this.#strict(argv, i + 1, k + 1, false, optionsEnded || word === '--')) return true
+    if (k === 1 && !optionsEnded && abbreviates(this.words[0]!, word, this.words[1]!) && this.#strict(argv, i + 1, 2, false, false)) return true
     if (optionsEnded) return false
     if (word === '--') return this.#strict(argv, i + 1, k, false, true)
     if (word.startsWith('-') && word !== '-') return this.#strict(argv, i + 1, k, !word.includes('='), false)

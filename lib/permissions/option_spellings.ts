@@ -1,7 +1,8 @@
 /**
  * The spellings of an option in a `deny` / `ask` command prefix: `rm -rf`
  * must also catch `rm -fr`, `rm -r -f`, `rm -Rf` and
- * `rm --recursive --force`. A table of per-program synonyms, as data.
+ * `rm --recursive --force`. A table of per-program synonyms, as data; and
+ * the programs that take abbreviated subcommands (`npm publ`).
  *
  * @module
  */
@@ -41,6 +42,37 @@ const SYNONYMS: ReadonlyMap<string, readonly (readonly string[])[]> = new Map<st
   ['git checkout', [['-f', '--force']]],
   ['git switch', [['-f', '--force', '--discard-changes']]],
 ])
+
+/**
+ * Programs that run a subcommand given by any unambiguous abbreviation
+ * (`npm publ` is `npm publish`): their first operand matches a prefix word
+ * it abbreviates.
+ */
+const ABBREVIATED_SUBCOMMANDS = new Set(['npm'])
+
+/**
+ * Whether `given` (a command's word) may stand for `word` (a prefix's first
+ * operand) because `program` takes abbreviated subcommands.
+ *
+ * @param program - The executable name.
+ * @param given - The command's word.
+ * @param word - The prefix's word.
+ * @returns Whether it is an abbreviation of it that the program accepts.
+ */
+export function abbreviates(program: string, given: string, word: string): boolean {
+  return given.length >= 2 && given.length < word.length && ABBREVIATED_SUBCOMMANDS.has(program) && word.startsWith(given)
+}
+
+/**
+ * Whether a prefix of `program` must be checked against every command of
+ * that name rather than those that contain its second word.
+ *
+ * @param program - The executable name.
+ * @returns Whether its subcommands can be abbreviated.
+ */
+export function abbreviatesSubcommands(program: string): boolean {
+  return ABBREVIATED_SUBCOMMANDS.has(program)
+}
 
 /** Programs whose options are whole words after one dash (`find -delete`): no letter clusters. */
 const WORD_OPTIONS = new Set(['find', 'java', 'gcc', 'g++', 'clang', 'ffmpeg', 'go'])

@@ -7,6 +7,7 @@
 import { errorSummary } from '../exceptions.js'
 import { isComputedWord } from '../sandbox/shell_words.js'
 import { commandSubject, type CommandPrefix, type CommandSubject } from './command_match.js'
+import { abbreviatesSubcommands } from './option_spellings.js'
 import { PathGlob } from './glob.js'
 import { compilePolicy, type CompiledPolicy, type CompiledRule, type PermissionCallInfo, type PermissionDecision, type RawPermissionPolicy } from './rules.js'
 
@@ -246,7 +247,8 @@ interface SlotPrefix {
 /**
  * The prefixes that start with one executable name: those checked against
  * every command of that name (`rm`, and `rm -rf`: option words may be
- * spelled many ways), and the others by their second word, an operand. Such
+ * spelled many ways; the deny/ask prefixes of a program whose subcommands
+ * can be abbreviated, `npm publ`), and the others by their second word, an operand. Such
  * a prefix advances past its second word only on an equal word of the
  * command (options may sit between), or on a computed word (`$X`, `pus?`),
  * which could be it: a command with neither cannot match, so `git status`
@@ -280,7 +282,7 @@ function planOf(rules: readonly CompiledRule[], defaultDecision: PermissionDecis
       let index = byExecutable.get(name)
       if (index === undefined) byExecutable.set(name, (index = { always: [], bySecondWord: new Map() }))
       const second = prefix.words[1]
-      if (second === undefined || (second.startsWith('-') && second.length > 1 && second !== '--')) {
+      if (second === undefined || (second.startsWith('-') && second.length > 1 && second !== '--') || (strict && abbreviatesSubcommands(name))) {
         index.always.push({ slot, prefix, strict })
         continue
       }

@@ -102,6 +102,7 @@ describe('option spellings cannot dodge a prefix rule', () => {
     ['sudo', ['rm', '-fr', 'x']],
     ['git', ['clean', '-fdx']],
     ['git', ['reset', 'HEAD~1', '--hard']], // the option after an operand
+    ['git', ['-c', 'help.autocorrect=immediate', 'pus']], // git runs the subcommand a misspelling is closest to
   ])('%s %j is denied', async (cmd, args) => {
     expect(await decide(policy, cmd, args)).toEqual({ decision: 'deny', rule: DENY_DESTRUCTIVE })
   })
@@ -112,6 +113,8 @@ describe('option spellings cannot dodge a prefix rule', () => {
     ['pnpm', ['publish']],
     ['yarn', ['publish']],
     ['npm', ['publish']],
+    ['npm', ['publ']], // npm runs any unambiguous abbreviation of a subcommand
+    ['npm', ['--registry', 'x', 'pu', '--dry-run']],
   ])('%s %j asks (publishing)', async (cmd, args) => {
     expect(await decide(policy, cmd, args)).toEqual({ decision: 'ask', rule: ASK_PUBLISH })
   })
@@ -178,6 +181,8 @@ describe('ordinary commands keep their decisions (examples/policy.json)', () => 
     ['git', ['commit', '-m', 'push']],
     ['git', ['log', '--grep', 'push']],
     ['npm', ['run', 'publish-docs']],
+    ['npm', ['pack']],
+    ['npm', ['t']],
     ['bash', ['scripts/build.sh']], // a script file is not read (see "What rules cannot see" in docs/permissions.md)
     ['bash', ['-c', 'bash -e scripts/build.sh']],
   ])('%s %j is still allowed', async (cmd, args) => {
