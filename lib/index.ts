@@ -438,6 +438,7 @@ export {
   type ToolCallFilter,
   type ToolCallFlags,
   type ToolCallJournal,
+  type ToolCallPermission,
   type ToolCallRow,
   type ToolCallScope,
   type ToolCallStatus,

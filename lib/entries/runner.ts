@@ -20,6 +20,7 @@ export {
   type ToolCallFilter,
   type ToolCallFlags,
   type ToolCallJournal,
+  type ToolCallPermission,
   type ToolCallRow,
   type ToolCallScope,
   type ToolCallStatus,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PermissionDecisionEvent } from '../core/dispatch_context.js'
 import { REDACTION_FAILED, type INVALID_ARGS_NOT_RECORDED } from '../core/tool.js'
 import { E_INVALID_OPTIONS, describeCause } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
@@ -22,6 +23,11 @@ export type ToolCallStatus = 'success' | 'error'
  * failed and `errorJson` is `null` when it succeeded. Output larger than the
  * journal's `maxOutputBytes` is replaced by
  * `{"truncated":true,"bytes":N,"preview":"…"}`.
+ *
+ * `permissionJson` is the permission gate's decision about the call (a
+ * {@link ToolCallPermission} as JSON), so a run can be audited from its
+ * journal alone: what was allowed, asked, approved, remembered or refused,
+ * by which rule and by whom. It is `null` when no gate judged the call.
  */
 export interface ToolCallRow {
   /** The run (workflow execution) the call belongs to. */
@@ -58,6 +64,54 @@ export interface ToolCallRow {
    * same key. Stores return `false` for every other row.
    */
   replayed?: boolean
+  /**
+   * The permission gate's decision about this call, as JSON (see
+   * {@link ToolCallPermission}); `null` when no gate judged it (no
+   * `permissions`, args that failed validation, an unknown tool, an abandoned
+   * call whose outcome is unknown). A replayed row carries the decision of the
+   * run that made the call. Stores return `null` for rows recorded without one.
+   */
+  permissionJson?: string | null
+}
+
+/**
+ * What {@link ToolCallRow.permissionJson} holds: the `permissionDecision`
+ * event of the call, without the ids the row already has (`toolName`,
+ * `callId`) or that only make sense while the turn runs (`turnId`,
+ * `toolCallId`).
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallPermission } from 'toolsmith'
+ *
+ * for (const row of await journal.list({ runId: 'r1' })) {
+ *   if (row.permissionJson == null) continue
+ *   const p = JSON.parse(row.permissionJson) as ToolCallPermission
+ *   console.log(row.toolName, p.policyDecision, '→', p.decision, 'by', p.approver, p.rule?.name ?? 'default')
+ * }
+ * ```
+ */
+export type ToolCallPermission = Omit<PermissionDecisionEvent, 'toolName' | 'turnId' | 'callId' | 'toolCallId'>
+
+/**
+ * The JSON {@link ToolCallRow.permissionJson} stores for a decision: its
+ * fields in a fixed order (`decision, policyDecision, rule, reason?,
+ * approver, note?, latencyMs`), `latencyMs` rounded to the microsecond.
+ *
+ * @param event - The gate's decision about the call.
+ * @returns The JSON text.
+ */
+export function permissionToJson(event: PermissionDecisionEvent): string {
+  const record: ToolCallPermission = {
+    decision: event.decision,
+    policyDecision: event.policyDecision,
+    rule: event.rule === null ? null : { index: event.rule.index, name: event.rule.name },
+    ...(event.reason === undefined ? {} : { reason: event.reason }),
+    approver: event.approver,
+    ...(event.note === undefined ? {} : { note: event.note }),
+    latencyMs: Math.round(event.latencyMs * 1000) / 1000,
+  }
+  return JSON.stringify(record)
 }
 
 /** Facts about the tool behind a row that a journal keeps to answer {@link ToolCallJournal.sideEffectsFor}. */
@@ -185,6 +239,7 @@ export const TOOL_CALL_ROW_FIELDS = [
   'callId',
   'idempotencyKey',
   'replayed',
+  'permissionJson',
 ] as const satisfies readonly (keyof ToolCallRow)[]
 
 /**
@@ -343,6 +398,8 @@ export function normaliseRow(row: ToolCallRow, maxOutputBytes: number): ToolCall
   else normal.outputJson = null
   if (normal.errorJson != null) normal.errorJson = capJson(normal.errorJson, maxOutputBytes)
   else normal.errorJson = null
+  if (normal.permissionJson != null) normal.permissionJson = capJson(normal.permissionJson, maxOutputBytes)
+  else normal.permissionJson = null
   normal.replayed = normal.replayed === true
   return normal
 }
@@ -381,7 +438,7 @@ export interface ToolCallClaim {
   leaseExpired: boolean
   /**
    * The claimant's row: its coordinates, tool and redacted input; once
-   * settled, also its `outputJson`/`errorJson` and `finishedAtMs`.
+   * settled, also its `outputJson`/`errorJson`, `permissionJson` and `finishedAtMs`.
    */
   row: ClaimedRow
 }
@@ -409,6 +466,7 @@ export const TOOL_CALL_COLUMNS: Readonly<Record<keyof ToolCallRow, string>> = {
   callId: 'call_id',
   idempotencyKey: 'idempotency_key',
   replayed: 'replayed',
+  permissionJson: 'permission_json',
 }
 
 /**

@@ -139,14 +139,22 @@ const TYPES: Readonly<Record<keyof ToolCallRow, string>> = {
   callId: 'text',
   idempotencyKey: 'text',
   replayed: 'boolean',
+  permissionJson: 'text',
 }
 
 /** Now on the database's clock, in epoch milliseconds: every lease is set and compared on one clock. */
 const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
 
+/** Columns later versions added to existing tables: `[table, column, type]`. */
+const ADDED_COLUMNS: readonly (readonly [string, string, string])[] = [
+  ['tool_calls', 'permission_json', 'text'],
+  ['tool_claims', 'permission_json', 'text'],
+]
+
 /**
  * The migration `toolsmith journal migrate --postgres URL` runs: idempotent,
- * serialised by an advisory lock so several workers may run it at once.
+ * serialised by an advisory lock so several workers may run it at once. On a
+ * schema made by an earlier version it adds the columns added since.
  *
  * @param schema - The schema name (already checked).
  * @returns The SQL statements, in order.
@@ -169,7 +177,8 @@ export function postgresJournalMigration(schema: string): string[] {
   idempotency_key text NOT NULL,
   replayed boolean NOT NULL DEFAULT false,
   side_effect boolean,
-  idempotent boolean`
+  idempotent boolean,
+  permission_json text`
   return [
     `CREATE SCHEMA IF NOT EXISTS ${s}`,
     `CREATE TABLE IF NOT EXISTS ${s}.tool_calls (
@@ -197,6 +206,15 @@ export function postgresJournalMigration(schema: string): string[] {
   updated_at_ms bigint NOT NULL,
   PRIMARY KEY (run_id, node_id, iteration)
 )`,
+    // Columns added after the tables first shipped: a schema made by an
+    // earlier version gains them here (the CREATEs above leave it as it was).
+    // Checked first because ALTER TABLE locks the table out even when the
+    // column is there, and workers run this on every start.
+    ...ADDED_COLUMNS.map(
+      ([table, column, type]) =>
+        `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${s}.${table}'::regclass ` +
+        `AND attname = '${column}' AND NOT attisdropped) THEN ALTER TABLE ${s}.${table} ADD COLUMN IF NOT EXISTS ${column} ${type}; END IF; END $$`,
+    ),
   ]
 }
 
@@ -243,7 +261,8 @@ function statements(t: { calls: string; claims: string; turns: string }, prepare
       "WHERE claim_key = $1 AND owner = $2 AND status = 'running'",
     complete:
       `WITH settled AS (UPDATE ${t.claims} SET status = ${at('status')}, output_json = ${at('outputJson')}, ` +
-      `error_json = ${at('errorJson')}, finished_at_ms = ${at('finishedAtMs')}, replayed = ${at('replayed')} ` +
+      `error_json = ${at('errorJson')}, finished_at_ms = ${at('finishedAtMs')}, replayed = ${at('replayed')}, ` +
+      `permission_json = ${at('permissionJson')} ` +
       "WHERE claim_key = $1 AND owner = $2 AND status = 'running' RETURNING 1) " +
       `INSERT INTO ${t.calls} (${ROW_COLUMNS.join(', ')}) SELECT ${ROW_COLUMNS.map((_, i) => `$${i + 3}::${ROW_TYPES[i]}`).join(', ')} FROM settled`,
     release: `DELETE FROM ${t.claims} WHERE claim_key = $1 AND owner = $2 AND status = 'running'`,
@@ -285,7 +304,10 @@ function statements(t: { calls: string; claims: string; turns: string }, prepare
  *
  * Every database failure (server down, connection lost, bad credentials,
  * missing tables) is thrown as `E_JOURNAL_UNAVAILABLE`, in one line and
- * without the password.
+ * without the password. Tables made by an earlier version lack the newer
+ * columns (`permission_json`): statements on them fail the same way, with a
+ * message that says to run `toolsmith journal migrate`, which adds them
+ * (`ADD COLUMN IF NOT EXISTS`) and keeps every row.
  *
  * @example
  * ```ts
@@ -575,6 +597,10 @@ export class PostgresJournal implements ClaimingJournal {
     let reason = reasonOf(error)
     if (code === '42P01' || code === '3F000') {
       reason += ` (the journal tables are missing: run \`toolsmith journal migrate --postgres URL\` or journal.migrate())`
+    } else if (code === '42703') {
+      reason +=
+        ' (the journal tables were made by an earlier version of toolsmith and lack this column: ' +
+        'run `toolsmith journal migrate --postgres URL` or journal.migrate() to add it; existing rows are kept)'
     }
     for (const secret of this.#secrets) reason = reason.split(secret).join('***')
     return new E_JOURNAL_UNAVAILABLE(`PostgreSQL journal at ${this.target}: ${reason}`, {

@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS tool_calls (
   idempotency_key TEXT NOT NULL,
   side_effect INTEGER,
   idempotent INTEGER,
-  replayed INTEGER NOT NULL DEFAULT 0
+  replayed INTEGER NOT NULL DEFAULT 0,
+  permission_json TEXT
 );
 CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_id, node_id, iteration, attempt, seq);
 CREATE INDEX IF NOT EXISTS tool_calls_by_idempotency_key ON tool_calls (idempotency_key);
@@ -89,7 +90,8 @@ CREATE TABLE IF NOT EXISTS tool_claims (
   idempotency_key TEXT NOT NULL,
   replayed INTEGER NOT NULL DEFAULT 0,
   side_effect INTEGER,
-  idempotent INTEGER
+  idempotent INTEGER,
+  permission_json TEXT
 );
 CREATE TABLE IF NOT EXISTS turn_checkpoints (
   run_id TEXT NOT NULL,
@@ -105,6 +107,25 @@ CREATE TABLE IF NOT EXISTS turn_checkpoints (
   PRIMARY KEY (run_id, node_id, iteration)
 );
 `
+
+/** Columns later versions added to tables an earlier version may have created: `[table, column, type]`. */
+const ADDED_COLUMNS: readonly (readonly [string, string, string])[] = [
+  ['tool_calls', 'replayed', 'INTEGER NOT NULL DEFAULT 0'],
+  ['tool_calls', 'permission_json', 'TEXT'],
+  ['tool_claims', 'permission_json', 'TEXT'],
+]
+
+/** Add a column when the table lacks it; another process adding it at the same moment is fine. */
+function addColumn(db: Database, table: string, column: string, type: string): void {
+  const has = (): boolean => (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column)
+  if (has()) return
+  try {
+    db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+  } catch (error) {
+    // "duplicate column name": a second process opening the same old file won the race.
+    if (!has()) throw error
+  }
+}
 
 let cachedDriver: DatabaseConstructor | undefined
 
@@ -140,7 +161,8 @@ function loadDriver(): DatabaseConstructor {
  * any number of processes on one machine run a non-idempotent call at most
  * once. Turn checkpoints for `TurnRunner.resume` live in `turn_checkpoints`.
  * A database made by an earlier version gains the new tables and the
- * `replayed` column when opened.
+ * `replayed` and `permission_json` columns when opened (old rows read
+ * `permissionJson: null`).
  *
  * @example
  * ```ts
@@ -183,9 +205,8 @@ export class SqliteJournal implements ClaimingJournal {
     this.#db.pragma('busy_timeout = 5000')
     this.#db.pragma('journal_mode = WAL')
     this.#db.exec(SCHEMA)
-    // A database from before claims: add the column rather than refuse the file.
-    const existing = (this.#db.prepare('PRAGMA table_info(tool_calls)').all() as { name: string }[]).map((c) => c.name)
-    if (!existing.includes('replayed')) this.#db.exec('ALTER TABLE tool_calls ADD COLUMN replayed INTEGER NOT NULL DEFAULT 0')
+    // A database made by an earlier version: add the columns it lacks rather than refuse the file.
+    for (const [table, column, type] of ADDED_COLUMNS) addColumn(this.#db, table, column, type)
     const columns = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
     const marks = columns.map(() => '?').join(', ')
     this.#insert = this.#db.prepare(`INSERT INTO tool_calls (${columns.join(', ')}) VALUES (${marks})`)
@@ -198,7 +219,7 @@ export class SqliteJournal implements ClaimingJournal {
       `SELECT claim_key AS "claimKey", owner, lease_expires_at_ms AS "leaseExpiresAtMs", ${select} FROM tool_claims WHERE claim_key = ?`,
     )
     this.#claimSettle = this.#db.prepare(
-      'UPDATE tool_claims SET status = ?, output_json = ?, error_json = ?, finished_at_ms = ?, replayed = ? ' +
+      'UPDATE tool_claims SET status = ?, output_json = ?, error_json = ?, finished_at_ms = ?, replayed = ?, permission_json = ? ' +
         "WHERE claim_key = ? AND owner = ? AND status = 'running'",
     )
     this.#complete = this.#db.transaction((claimKey: string, owner: string, params: unknown[], normal: ToolCallRow) => {
@@ -208,6 +229,7 @@ export class SqliteJournal implements ClaimingJournal {
         normal.errorJson,
         normal.finishedAtMs,
         Number(normal.replayed === true),
+        normal.permissionJson ?? null,
         claimKey,
         owner,
       )

@@ -8,7 +8,7 @@ import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import { createCallContext } from '../core/call_context.js'
 import { callIdOf, idempotencyKeyOf } from '../core/call_identity.js'
-import type { DispatchContext } from '../core/dispatch_context.js'
+import type { DispatchContext, PermissionDecisionEvent } from '../core/dispatch_context.js'
 import { Permissions } from '../permissions/permissions.js'
 import {
   INVALID_ARGS_NOT_RECORDED,
@@ -45,6 +45,7 @@ import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   errorToJson,
   isClaimingJournal,
+  permissionToJson,
   safeJson,
   type ClaimingJournal,
   type ToolCallClaim,
@@ -120,8 +121,9 @@ export interface TurnRunnerOptions {
   /**
    * The permission gate every call must pass. Each `run` gets
    * `permissions.forTurn()` (approvals remembered for that turn only); each
-   * decision is a `permission-decision` event, and a denial is the call's
-   * error result (`TOOL_DENIED`), which the model reads and the journal records.
+   * decision is a `permission-decision` event and goes into the call's
+   * journal row (`permissionJson`), and a denial is the call's error result
+   * (`TOOL_DENIED`), which the model reads.
    */
   permissions?: Permissions
   /**
@@ -384,6 +386,12 @@ interface Obtained {
   replayed?: boolean
 }
 
+/** What a call's row learns on the way besides its outcome. */
+interface CallAudit {
+  /** The permission record of the claim a replayed call took its outcome from. */
+  replayedPermissionJson: string | null
+}
+
 interface CallOutcome {
   message: Message
   call: ToolCall
@@ -596,6 +604,14 @@ class Turn {
     const startedAtMs = Date.now()
     const started = performance.now()
     const ctx = createCallContext(this.#ctx, { toolCallId: call.id })
+    // The gate's decision about this call goes into its journal row (and on
+    // to the turn's listeners, as a `permission-decision` event).
+    let permission: PermissionDecisionEvent | undefined
+    const audit: CallAudit = { replayedPermissionJson: null }
+    ctx.emitPermissionDecision = (event) => {
+      permission = event
+      this.#ctx.emitPermissionDecision?.(event)
+    }
     const executor = tool?.executor(ctx)
     // The one call path: ids, validation and what may be logged, exactly as
     // the executor computes them. An unknown tool's args were never checked
@@ -633,12 +649,13 @@ class Turn {
       status: 'error',
       outputJson: null,
       errorJson: null,
+      permissionJson: null,
     }
     try {
       if (!tool || !executor) throw this.#unknownTool(call.name)
       if (prepareError !== undefined) throw prepareError
       if (durable) {
-        obtained = await this.#runClaimed(claiming, tool, executor, prepared as ValidCall, startRow, ctx.abortSignal)
+        obtained = await this.#runClaimed(claiming, tool, executor, prepared as ValidCall, startRow, ctx.abortSignal, audit)
         replayed = obtained.replayed === true
       } else obtained = { result: await executor.run(prepared!) }
       const result = obtained.result
@@ -691,7 +708,14 @@ class Turn {
       spooled,
       ...(replayed ? { replayed } : {}),
     })
-    const finished: ToolCallRow = { ...startRow, finishedAtMs, ...row, ...(replayed ? { replayed } : {}) }
+    const finished: ToolCallRow = {
+      ...startRow,
+      finishedAtMs,
+      ...row,
+      ...(replayed ? { replayed } : {}),
+      // A replayed call met no gate here: its row keeps the decision of the run that made it.
+      permissionJson: permission === undefined ? audit.replayedPermissionJson : permissionToJson(permission),
+    }
     const held = obtained?.held
     if (held && claiming && tool) {
       // The outcome goes into the claim's own row, in the same transaction as
@@ -727,6 +751,7 @@ class Turn {
     prepared: ValidCall,
     startRow: ToolCallRow,
     signal: AbortSignal,
+    audit: CallAudit,
   ): Promise<Obtained> {
     const key = prepared.idempotencyKey
     const occurrence = this.#claimCounts.get(key) ?? 0
@@ -738,6 +763,7 @@ class Turn {
     for (;;) {
       if (decision.kind === 'run') return await runHeld(decision, () => executor.run(prepared))
       if (decision.kind === 'settled') {
+        audit.replayedPermissionJson = decision.claim.row.permissionJson ?? null
         const replay = replayOutcome(decision.claim, this.#services.spoolStore)
         if ('error' in replay) throw markReplayed(replay.error)
         return { result: replay.result, replayed: true }

@@ -16,7 +16,7 @@ import {
 
 const FIELDS = [
   'attempt', 'callId', 'errorJson', 'finishedAtMs', 'idempotencyKey', 'inputJson', 'iteration', 'nodeId',
-  'outputJson', 'replayed', 'runId', 'seq', 'startedAtMs', 'status', 'toolName',
+  'outputJson', 'permissionJson', 'replayed', 'runId', 'seq', 'startedAtMs', 'status', 'toolName',
 ]
 
 function tempFile(name: string): string {
@@ -46,7 +46,7 @@ describe.each(stores)('%s', (_name, make) => {
     const all = await journal.list()
     expect(all.map((r) => r.seq)).toEqual([0, 1, 2])
     expect(Object.keys(all[0]!).sort()).toEqual(FIELDS)
-    expect(all[0]).toEqual({ ...row(), replayed: false })
+    expect(all[0]).toEqual({ ...row(), replayed: false, permissionJson: null })
     expect((await journal.list({ runId: 'r2' })).map((r) => r.toolName)).toEqual(['grep'])
     expect((await journal.list({ status: 'error' }))[0]!.errorJson).toBe('{"code":"TOOL_X"}')
     expect(await journal.list({ idempotencyKey: 'nope' })).toEqual([])

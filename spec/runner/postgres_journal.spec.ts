@@ -100,7 +100,7 @@ describe('PostgresJournal', () => {
       idempotent: false,
     })
     const all = await journal.list()
-    expect(all[0]).toEqual({ ...row(), replayed: false })
+    expect(all[0]).toEqual({ ...row(), replayed: false, permissionJson: null })
     expect((await journal.list({ runId: 'r2' })).map((r) => r.toolName)).toEqual(['grep'])
     expect((await journal.list({ status: 'error' }))[0]!.errorJson).toBe('{"code":"TOOL_X"}')
     expect((await journal.sideEffectsFor({ runId: 'r1', nodeId: 'n1', iteration: 0 })).map((r) => r.seq)).toEqual([0, 2])
