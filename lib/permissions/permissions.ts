@@ -416,7 +416,8 @@ function denial(toolName: string, verdict: Evaluation, approver: string, note: s
   const subject = verdict.subject === undefined ? '' : ` ${JSON.stringify(verdict.subject)}`
   const links = verdict.path?.hardLinks
   const linked =
-    links !== undefined && verdict.rule?.match.kind === 'paths'
+    // Said whenever the path decided it: a path rule, or the default an allow rule would have overridden.
+    links !== undefined && (verdict.rule === undefined || verdict.rule.match.kind === 'paths')
       ? ` (the file has ${links} names (hard links), and a path rule cannot see the others, so every deny and ask path rule applies to it)`
       : ''
   return new E_TOOL_DENIED(

@@ -94,11 +94,20 @@ export async function openInside(resolved: ResolvedPath, absolute: string, flags
 }
 
 /**
- * {@link openInside}, optionally with the `fstat` of the opened descriptor
- * taken concurrently with the real-path re-check (two independent
- * thread-pool jobs instead of two round trips one after the other).
+ * {@link openInside}, optionally with the `fstat` of the opened descriptor,
+ * taken before the real-path re-check (where `/proc` works; else both at
+ * once, as two thread-pool jobs): a link count that goes with the path seen.
+ *
+ * @param resolved - A resolution from `resolveInRoot`.
+ * @param absolute - The path to open (inside the root).
+ * @param flags - Extra `open(2)` flags.
+ * @param mode - Creation mode when `O_CREAT` is set.
+ * @param withStats - Whether to `fstat` the descriptor.
+ * @returns The open handle and, with `withStats`, its `fstat`.
+ * @throws `TOOL_PATH_ESCAPE` when what was opened is not inside the root or not exactly `absolute`.
+ * @internal
  */
-async function openInsideWithStats(
+export async function openInsideWithStats(
   resolved: ResolvedPath,
   absolute: string,
   flags: number,
@@ -127,10 +136,21 @@ async function checkOpened(
     // from the kernel's memory in about a microsecond each, where two
     // thread-pool jobs cost a round trip (and under concurrency a share of
     // libuv's four threads).
-    const [real, stats] =
-      procFdWorks === true
-        ? [readlinkSync(`/proc/self/fd/${handle.fd}`), withStats ? fstatSync(handle.fd) : undefined]
-        : await Promise.all([openedRealPath(handle.fd, absolute), withStats ? handle.stat() : undefined])
+    //
+    // The fstat comes first and the real path last: a second name that is
+    // made and removed again around these two looks would otherwise leave a
+    // link count of one in the fstat and the judged path in the readlink. In
+    // this order a name removed after the fstat shows in the readlink
+    // (" (deleted)"), so an exact path and one link mean the judged name is
+    // the file's only one.
+    let real: string
+    let stats: Stats | undefined
+    if (procFdWorks === true) {
+      stats = withStats ? fstatSync(handle.fd) : undefined
+      real = readlinkSync(`/proc/self/fd/${handle.fd}`)
+    } else {
+      ;[real, stats] = await Promise.all([openedRealPath(handle.fd, absolute), withStats ? handle.stat() : undefined])
+    }
     if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
     // A path taken from the resolution (the target, its directory, the
     // deepest existing directory: all real paths) must open exactly that,
@@ -206,8 +226,9 @@ export async function readRegularFile(resolved: ResolvedPath, limit: number): Pr
   try {
     let stats: Stats
     try {
-      const real = readlinkSync(`/proc/self/fd/${fd}`)
+      // fstat first, the real path last: see checkOpened.
       stats = fstatSync(fd)
+      const real = readlinkSync(`/proc/self/fd/${fd}`)
       if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
       if (real !== resolved.absolute) throw swappedSinceResolved(resolved)
     } catch (error) {
@@ -271,8 +292,9 @@ export async function readUncheckedTarget(resolved: ResolvedPath, limit: number,
     // descriptor's path and the inode the open just loaded), in about a
     // microsecond each; through the thread pool they were two of a small
     // read's jobs, and under concurrency libuv's four threads are the limit.
-    const real = readlinkSync(`/proc/self/fd/${fd}`)
+    // fstat first, the real path last: see checkOpened.
     const stats = fstatSync(fd)
+    const real = readlinkSync(`/proc/self/fd/${fd}`)
     if (!isInside(resolved.root, real)) throw swappedOutside(resolved)
     if (real !== resolved.absolute) {
       // A directory on the way was swapped since the resolution: a judged

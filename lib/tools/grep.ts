@@ -13,7 +13,7 @@ import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { truncationMarker } from '../sandbox/capture.js'
-import { openInside } from '../sandbox/files.js'
+import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { runBounded } from '../sandbox/process.js'
@@ -129,9 +129,13 @@ async function openTarget(resolved: ResolvedPath, judged: JudgedPath | undefined
   // O_NONBLOCK: a FIFO swapped in after the check must not block the open; O_DIRECTORY: a
   // directory must still be one.
   const flags = constants.O_RDONLY | (isDirectory ? (constants.O_DIRECTORY ?? 0) : (constants.O_NONBLOCK ?? 0))
-  const handle = await openInside(resolved, resolved.absolute, flags)
+  // The fstat is taken before the real-path re-check, so the link count
+  // belongs to the name that check saw (a second name made and removed
+  // again in between cannot hide).
+  const opened = await openInsideWithStats(resolved, resolved.absolute, flags, undefined, true)
+  const handle = opened.handle
   try {
-    const stats = await handle.stat()
+    const stats = opened.stats!
     assertSearchable(resolved, stats)
     assertSingleName(judged, resolved.input, stats)
     if (stats.isDirectory() !== isDirectory) {
@@ -309,6 +313,21 @@ export class GrepTool extends Tool<any, GrepArgs> {
 }
 
 /**
+ * The host path of a file rg printed (as it printed it: `./x`, or
+ * `<relative>/x` through the scratch tree), through the searched
+ * directory's descriptor where there is one: what the hard-link filter
+ * looks at. A printed path of another form gives a path that does not
+ * exist, so the filter leaves it out.
+ */
+function hostPathOf(printed: string, resolved: ResolvedPath, target: SearchTarget): string {
+  if (target.handle === undefined) return `${resolved.root}/${printed}`
+  const directory = `/proc/self/fd/${target.handle.fd}/`
+  if (printed.startsWith('./')) return directory + printed.slice(2)
+  const below = `${resolved.relative}/`
+  return printed.startsWith(below) ? directory + printed.slice(below.length) : '\0'
+}
+
+/**
  * The `grep` tool's handler, as a function of its sandbox: what
  * `GrepTool` runs after validation.
  *
@@ -335,14 +354,13 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   // files that have other names (hard links): only this directory was judged.
   const linksChecked = judged?.singleName === true && resolved.stats.isDirectory()
   const shown = (output: string): string => {
-    const text = search!.target.unprefix(output)
-    if (!linksChecked) return text
-    const below = resolved.relative === '.' ? '' : `${resolved.relative}/`
-    return dropOtherNames(text, (printed) =>
-      target.handle === undefined || !printed.startsWith(below)
-        ? `${resolved.root}/${printed}`
-        : `/proc/self/fd/${target.handle.fd}/${printed.slice(below.length)}`,
-    )
+    if (!linksChecked) return search!.target.unprefix(output)
+    const { text, note } = dropOtherNames(output, (printed) => hostPathOf(printed, resolved, target))
+    const unprefixed = search!.target.unprefix(text)
+    if (note === undefined) return fitLines(unprefixed, sandbox.maxOutputBytes)
+    // The note is kept whatever the cut: room is made for it first.
+    const fitted = fitLines(unprefixed, Math.max(0, sandbox.maxOutputBytes - Buffer.byteLength(note) - 2))
+    return `${fitted}${fitted === '' || fitted.endsWith('\n') ? '' : '\n'}${note}\n`
   }
   let search: PreparedSearch | undefined
   try {
@@ -352,7 +370,8 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
       args: ripgrepArgs(pattern, search.target.path, search.ignoreFile, linksChecked),
       cwd: search.target.cwd,
       env: buildSandboxEnv(process.env, sandbox.env),
-      maxOutputBytes: sandbox.maxOutputBytes,
+      // Filtered output loses lines: capture more, so what is kept can still fill the limit.
+      maxOutputBytes: linksChecked ? 2 * sandbox.maxOutputBytes : sandbox.maxOutputBytes,
       timeoutMs: sandbox.timeoutMs,
       signal: call.signal,
       mergeStderr: false,
@@ -367,7 +386,7 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         details: { exitCode: result.exitCode, signal: result.signal, output: shown(result.output), stderr },
       })
     }
-    return fitLines(shown(result.output), sandbox.maxOutputBytes)
+    return linksChecked ? shown(result.output) : fitLines(shown(result.output), sandbox.maxOutputBytes)
   } finally {
     // rg has exited: nothing needs the descriptor or the rules any more.
     void target.handle?.close().catch(() => undefined)

@@ -241,12 +241,49 @@ describe('hard links: a file with another name is not read or changed under a po
       const out = await grep.executor(createDispatchContext({ permissions }))({ pattern: 'SECRET', path: 'src' })
       expect(out).toContain('src/c.txt:1:SECRET-looking but harmless')
       expect(out).not.toContain('SECRET in')
-      expect(out).toContain('matches in 2 files with more than one name (hard links) left out')
+      expect(out).toContain('matches in 2 files left out: more than one name (hard links)')
     }
     // Without a policy (the control) rg shows them all.
     const open = await grep.executor(createDispatchContext())({ pattern: 'SECRET', path: 'src' })
     expect(open).toContain('src/b.txt:1:SECRET in secrets')
     expect(open).toContain('src/deep/env.txt:1:SECRET in .env')
+  })
+
+  it('grep over a directory: a line feed in a hard link\'s name does not smuggle its lines past the filter', async () => {
+    const root = layout()
+    // "src/x\ny" is a second name of .env; "src/y" is an ordinary file the broken parser would have checked instead.
+    fs.linkSync(path.join(root, '.env'), path.join(root, 'src', 'x\ny'))
+    fs.writeFileSync(path.join(root, 'src', 'y'), 'nothing\n')
+    fs.mkdirSync(path.join(root, 'src', 'w\n.'))
+    fs.linkSync(path.join(root, '.env'), path.join(root, 'src', 'w\n.', 'v'))
+    fs.writeFileSync(path.join(root, 'src', 'v'), 'nothing\n')
+    const { grep } = createTools({ rootDir: root, isolation: { filesystem: false } })
+    for (const where of ['src', '.']) {
+      const lenient = new Permissions({ policy: { rules: [{ tool: 'grep', match: { paths: ['nothing-here/**'] }, decision: 'deny' }] }, root })
+      const out = await grep.executor(createDispatchContext({ permissions: lenient }))({ pattern: 'SECRET', path: where })
+      expect(out, where).not.toContain('SECRET in .env')
+      expect(out, where).toContain('matches in 2 files left out')
+    }
+  })
+
+  it('grep over a directory: filtered output still fills the limit and keeps its note when cut', async () => {
+    const root = layout()
+    const line = 'needle '.repeat(10)
+    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(root, 'src', `m${String(i).padStart(2, '0')}.txt`), `${line}\n`.repeat(3))
+    for (const i of ['05', '50']) {
+      fs.rmSync(path.join(root, 'src', `m${i}.txt`))
+      fs.writeFileSync(path.join(root, `shared${i}.txt`), `${line}\n`.repeat(3))
+      fs.linkSync(path.join(root, `shared${i}.txt`), path.join(root, 'src', `m${i}.txt`))
+    }
+    const limit = 2048
+    const { grep } = createTools({ rootDir: root, isolation: { filesystem: false }, maxOutputBytes: limit })
+    const out = await grep.executor(createDispatchContext({ permissions: new Permissions({ policy, root }) }))({ pattern: 'needle', path: 'src' })
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(limit)
+    expect(Buffer.byteLength(out)).toBeGreaterThan(limit * 0.75)
+    expect(out).toMatch(/bytes truncated/)
+    expect(out).toMatch(/matches in \d+ files? left out/)
+    expect(out).not.toContain('src/m05.txt')
+    expect(out).not.toContain('src/m50.txt')
   })
 
   it('a hard link made after the decision (the file replaced by one) is refused by the handler', async () => {
@@ -278,7 +315,11 @@ describe('hard links: a file with another name is not read or changed under a po
     const strict = new Permissions({ policy: { default: 'deny', rules: [{ tool: 'read', match: { paths: ['src/**'] }, decision: 'allow' }] }, root })
     const ctx = createDispatchContext({ permissions: strict })
     expect(await read.executor(ctx)({ path: 'src/a.txt' })).toBe('harmless\n')
-    expect(await outcomeOf(read.executor(ctx)({ path: 'src/b.txt' }))).toMatchObject({ code: 'TOOL_DENIED' })
+    const outcome = await outcomeOf(read.executor(ctx)({ path: 'src/b.txt' }))
+    expect(outcome).toMatchObject({ code: 'TOOL_DENIED' })
+    // The model learns why src/b.txt is refused when src/** is allowed.
+    expect((outcome as { message: string }).message).toContain("(the file has 2 names (hard links), and a path rule cannot see the others")
+    expect((outcome as { message: string }).message).toContain("the policy's default denies it")
   })
 
   it('an ask rule asks about a hard-linked file (saying so), ignores remembered approvals for it, and an allow reads that very file', async () => {
