@@ -22,6 +22,13 @@ export interface CommandSubject {
   /** `executableName` of each command's first word, in the same order. */
   readonly names: readonly string[]
   /**
+   * For each command, whether it only runs the commands that follow it
+   * (`bash -c`, `env`, `timeout`, `xargs`…): an allow rule need not name
+   * it, only what it runs. `sudo`, `find`, `chroot` and the like act
+   * themselves and are not.
+   */
+  readonly passThrough: readonly boolean[]
+  /**
    * Set when some command word is only known at run time (`$cmd`, `{git,}`,
    * `eval "$x"`, `xargs -I{} {}`): why. A computed *argument* does not set
    * it: prefixes judge those where they compare them (see {@link CommandPrefix}).
@@ -40,17 +47,30 @@ export function commandSubject(cmd: string, args: readonly string[]): CommandSub
   // The commands are kept as given (not copied): the subject is read, never changed.
   const commands: string[][] = []
   const names: string[] = []
-  const dynamic = collect([cmd, ...args], 0, commands, names)
-  return { commands, names, dynamic }
+  const passThrough: boolean[] = []
+  const dynamic = collect([cmd, ...args], 0, commands, names, passThrough)
+  return { commands, names, passThrough, dynamic }
 }
 
-function collect(argv: readonly string[], depth: number, out: string[][], names: string[]): string | undefined {
+/**
+ * Wrappers that run what they are given and do nothing else of note: the
+ * shells (with `-c`), `eval`, the shell's keywords, and the plain runners.
+ * Not `sudo`/`su`/`doas`/`runuser` (another user), `chroot`/`unshare`/
+ * `nsenter`, `find` (`-delete`), `script` (writes a file), `strace`.
+ */
+const PASS_THROUGH = new Set([
+  ...['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh', 'eval', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'coproc'],
+  ...['env', 'timeout', 'nice', 'ionice', 'stdbuf', 'nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer', 'exec', 'xargs', 'flock', 'watch', 'busybox'],
+])
+
+function collect(argv: readonly string[], depth: number, out: string[][], names: string[], passThrough: boolean[]): string | undefined {
   if (argv.length === 0) return undefined
   if (depth > MAX_DEPTH) return 'the command nests too many wrappers to be checked'
   const executable = argv[0]!
   const name = executableName(executable)
   out.push(argv as string[])
   names.push(name)
+  const at = passThrough.push(false) - 1
   if (executable === '' || isComputedWord(executable)) {
     return `the command word ${JSON.stringify(executable)} is computed when the script runs`
   }
@@ -64,10 +84,12 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
     return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
   }
   if (!Array.isArray(wrapped)) return wrapped.dynamic
+  // Only once it is known what it runs: a shell reading stdin stays a command of its own.
+  passThrough[at] = PASS_THROUGH.has(name) && wrapped.length > 0
   if (name === 'xargs') wrapped = wrapped.map((command) => withXargsInput(command, xargsReplacement(rest)))
   else if (name === 'find') wrapped = wrapped.map((command) => withFoundPath(command, findStartingPoints(rest)))
   let dynamic: string | undefined
-  for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names)
+  for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names, passThrough)
   return dynamic
 }
 

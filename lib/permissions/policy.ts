@@ -355,6 +355,8 @@ class Subject {
   #commands: CommandSubject | undefined
   /** Per command rule (by slot): 1 when one of its prefixes matches one of the call's commands. */
   #hits: Uint8Array | undefined
+  /** Whether every command of the call is covered by an allow prefix (set with `#hits`). */
+  #allCovered = false
   #described: string | undefined | null = null
 
   constructor(call: PolicyCall, paths: PathResolver, plan: Plan) {
@@ -425,7 +427,9 @@ class Subject {
         const commands = this.#commandSubject()
         if (commands === undefined) return false
         if (commands.dynamic !== undefined) return strict
-        return (this.#hits ??= this.#matchCommands(commands))[this.#plan.slots[position]!] === 1
+        const hit = (this.#hits ??= this.#matchCommands(commands))[this.#plan.slots[position]!] === 1
+        // An allow prefix grants the call only when every command of it is covered.
+        return hit && (strict || this.#allCovered)
       }
     }
   }
@@ -438,24 +442,35 @@ class Subject {
    */
   #matchCommands(commands: CommandSubject): Uint8Array {
     const hits = new Uint8Array(this.#plan.commandRules)
-    const { commands: argvs, names } = commands
+    const { commands: argvs, names, passThrough } = commands
+    let covered = true
     for (let i = 0; i < argvs.length; i++) {
       const name = names[i]!
       const index = this.#plan.byExecutable.get(name)
-      if (index === undefined) continue
-      const argv = argvs[i]!
-      checkPrefixes(index.always, name, argv, hits)
-      if (index.bySecondWord.size === 0) continue
-      if (secondWordComputed(argv)) {
-        // A computed word could be any second word: every prefix decides for itself.
-        for (const entries of index.bySecondWord.values()) checkPrefixes(entries, name, argv, hits)
+      // An allow rule covers a script only when every command it runs is
+      // covered: by an allow prefix, as a wrapper of covered commands, or as
+      // a harmless builtin. `npm test; git push` is not `npm test`.
+      let allowed = passThrough[i] === true || HARMLESS.has(name)
+      if (index === undefined) {
+        covered &&= allowed
         continue
       }
-      for (let w = 1; w < argv.length; w++) {
-        const entries = index.bySecondWord.get(argv[w]!)
-        if (entries !== undefined) checkPrefixes(entries, name, argv, hits)
+      const argv = argvs[i]!
+      if (checkPrefixes(index.always, name, argv, hits)) allowed = true
+      if (index.bySecondWord.size > 0) {
+        if (secondWordComputed(argv)) {
+          // A computed word could be any second word: every prefix decides for itself.
+          for (const entries of index.bySecondWord.values()) if (checkPrefixes(entries, name, argv, hits)) allowed = true
+        } else {
+          for (let w = 1; w < argv.length; w++) {
+            const entries = index.bySecondWord.get(argv[w]!)
+            if (entries !== undefined && checkPrefixes(entries, name, argv, hits)) allowed = true
+          }
+        }
       }
+      covered &&= allowed
     }
+    this.#allCovered = covered
     return hits
   }
 
@@ -499,12 +514,31 @@ function secondWordComputed(argv: readonly string[]): boolean {
   return false
 }
 
-function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array): void {
+/**
+ * Mark in `hits` the rules whose prefixes among `entries` match one
+ * command, and say whether an `allow` prefix does (an allow rule already
+ * hit by an earlier command is checked again until one covers this one).
+ */
+function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array): boolean {
+  let allowed = false
   for (let e = 0; e < entries.length; e++) {
     const { slot, prefix, strict } = entries[e]!
-    if (hits[slot] === 0 && prefix.matchesNamed(name, argv, strict)) hits[slot] = 1
+    if (hits[slot] === 1 && (strict || allowed)) continue
+    if (!prefix.matchesNamed(name, argv, strict)) continue
+    hits[slot] = 1
+    if (!strict) allowed = true
   }
+  return allowed
 }
+
+/**
+ * Commands that act on nothing but the shell's own state or its output, and
+ * the words that open or close the shell's compound commands: an allow rule
+ * for a script need not name them (`cd src && npm test` is covered by an
+ * allow rule for `npm test`). A command substitution in them is a command of
+ * its own and is judged as one.
+ */
+const HARMLESS = new Set(['cd', 'pushd', 'popd', 'pwd', 'true', 'false', ':', 'echo', 'printf', 'test', '[', 'for', 'case', 'select', 'fi', 'done', 'esac'])
 
 function describeArgs(value: unknown): string | undefined {
   const args = value as { path?: unknown; cmd?: unknown; args?: unknown } | null

@@ -277,7 +277,7 @@ describe('hard links: a file with another name is not read or changed under a po
     }
     const limit = 2048
     const { grep } = createTools({ rootDir: root, isolation: { filesystem: false }, maxOutputBytes: limit })
-    const out = await grep.executor(createDispatchContext({ permissions: new Permissions({ policy, root }) }))({ pattern: 'needle', path: 'src' })
+    const out = String(await grep.executor(createDispatchContext({ permissions: new Permissions({ policy, root }) }))({ pattern: 'needle', path: 'src' }))
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(limit)
     expect(Buffer.byteLength(out)).toBeGreaterThan(limit * 0.75)
     expect(out).toMatch(/bytes truncated/)
