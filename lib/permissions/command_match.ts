@@ -79,6 +79,9 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
   else if (name === 'alias' || name === 'trap') return `\`${name}\` makes the shell run a command built at run time`
   else if (name === 'git' && gitAlias(rest)) return '`git -c alias.*` or `-c help.autocorrect` lets git run a subcommand other than the one written'
+  else if ((name === 'source' || name === '.') && sourcesRuntimeInput(rest)) {
+    return `\`${name}\` reads its commands from standard input, a pipe or a process substitution, which cannot be checked before they run`
+  }
   else wrapped = unwrap(name, rest)
   if (wrapped === undefined) {
     return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
@@ -117,6 +120,16 @@ function withFoundPath(command: string[], points: readonly string[]): string[] {
   if (!command.some((word) => word.includes('{}'))) return command
   const shape = points.length === 1 ? `${points[0]}*` : `{${points.join(',')}}*`
   return command.map((word) => (word.includes('{}') ? word.split('{}').join(shape) : word))
+}
+
+/**
+ * Whether `source`/`.` reads a script that exists only at run time: standard
+ * input, a descriptor, or a process substitution (which the splitter has
+ * taken out, leaving no operand).
+ */
+function sourcesRuntimeInput(rest: readonly string[]): boolean {
+  const file = rest[0]
+  return file === undefined || file === '-' || /^\/dev\/(?:stdin|fd\/)/.test(file) || /^\/proc\/[^/]+\/fd\//.test(file)
 }
 
 function gitAlias(rest: readonly string[]): boolean {

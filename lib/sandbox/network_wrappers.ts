@@ -35,6 +35,25 @@ function scriptOption(names: readonly string[], otherwise: Unwrapper): Unwrapper
   }
 }
 
+/** The package managers `corepack NAME …` runs. */
+const PACKAGE_MANAGERS = new Set(['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg'])
+
+/**
+ * A program whose `subcommands` run another command (`npm exec CMD`,
+ * `pnpm dlx CMD`, `bun x CMD`), or a script given with `scriptOptions`;
+ * its other subcommands run nothing but itself.
+ */
+function subcommandRunner(subcommands: readonly string[], scriptOptions: readonly string[], valued: readonly string[]): Unwrapper {
+  const valuedSet = new Set(valued)
+  return (rest) => {
+    const at = rest.findIndex((word) => !word.startsWith('-'))
+    if (at === -1 || !subcommands.includes(rest[at]!)) return []
+    const after = rest.slice(at + 1)
+    const script = scriptOptions.length === 0 ? undefined : commandOption(after, scriptOptions)
+    return script === undefined ? [skipOptions(after, valuedSet, 0)] : splitScript(script)
+  }
+}
+
 /** `-p`/`--pid` make taskset and chrt act on a running process: nothing is run. */
 function unlessPid(unwrapper: Unwrapper): Unwrapper {
   return (rest) => (rest.some((word) => /^-[a-z]*p/.test(word) || word === '--pid') ? [] : unwrapper(rest))
@@ -76,6 +95,16 @@ export const WRAPPERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrappe
   ['find', unwrapFind],
   ['xargs', unwrapXargsCommand],
   ['busybox', (rest) => [rest.slice(rest[0]?.startsWith('-') ? 1 : 0)]],
+  // Package runners: what they fetch and run is a command like any other
+  // (`npx npm publish`, `pnpm dlx …`, `corepack yarn npm publish`).
+  ['npx', scriptOption(['-c', '--call'], skipping(['-p', '--package', '-w', '--workspace']))],
+  ['pnpx', skipping(['-p', '--package'])],
+  ['bunx', skipping(['-p', '--package'])],
+  ['npm', subcommandRunner(['exec', 'x'], ['-c', '--call'], ['-p', '--package', '-w', '--workspace'])],
+  ['pnpm', subcommandRunner(['dlx', 'exec'], ['-c'], ['-p', '--package', '--filter', '-F', '-C', '--dir'])],
+  ['yarn', subcommandRunner(['dlx', 'exec'], [], ['-p', '--package'])],
+  ['bun', subcommandRunner(['x'], [], ['-p', '--package'])],
+  ['corepack', (rest) => (rest[0] !== undefined && PACKAGE_MANAGERS.has(rest[0]) ? [[...rest]] : [])],
 ])
 
 /**

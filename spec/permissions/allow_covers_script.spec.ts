@@ -70,3 +70,30 @@ describe('an allow prefix covers a script only when it covers every command in i
     expect(await decide(open, 'npm test; git push')).toBe('ask')
   })
 })
+
+describe('package runners and sourced input are looked through (security review S5)', () => {
+  const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
+  it.each<[string, string]>([
+    ['npx npm publish', 'ask'],
+    ['npx --yes -p np np && npm publish', 'ask'],
+    ['npx -c "git push"', 'ask'],
+    ['npm exec -- git push', 'ask'],
+    ['pnpm dlx npm publish', 'ask'],
+    ['yarn dlx npm publish', 'ask'],
+    ['bunx npm publish', 'ask'],
+    ['bun x npm publish', 'ask'],
+    ['corepack yarn npm publish', 'ask'],
+    ['corepack pnpm publish', 'ask'],
+    ['npx rimraf -rf build; rm -rf build', 'deny'],
+    ['source <(echo git push)', 'deny'],
+    ['. /dev/stdin <<< "git push"', 'deny'],
+    ['cat script | source /dev/fd/0', 'deny'],
+    // Ordinary uses keep their decisions.
+    ['npx prettier --check src', 'allow'],
+    ['npm test', 'allow'],
+    ['pnpm install', 'allow'],
+    ['source .venv/bin/activate && npm test', 'allow'],
+  ])('%s → %s', async (script, expected) => {
+    expect(await decide(example, script)).toBe(expected)
+  })
+})
