@@ -9,7 +9,7 @@
 import path from 'node:path'
 import { E_TOOL_GIT_REMOTE_DISABLED, E_TOOL_NETWORK_DISABLED } from '../exceptions.js'
 import { clip, unwrap } from './network_wrappers.js'
-import { splitScript } from './shell_words.js'
+import { isComputedWord, splitScript } from './shell_words.js'
 
 /** Executables refused outright while the network is disabled. */
 export const NETWORK_EXECUTABLES: readonly string[] = Object.freeze([
@@ -236,11 +236,11 @@ function inspectGit(argv: readonly string[], depth: number): Refusal | undefined
     const config = word === '-c' || word === '--config-env' ? argv[i + 1] : word.startsWith('--config-env=') ? word.slice('--config-env='.length) : undefined
     if (config !== undefined) {
       const key = config.split('=', 1)[0]!.toLowerCase()
-      if (key.startsWith('alias.')) {
+      if (key.startsWith('alias.') || key === 'help.autocorrect') {
         return {
           kind: 'git',
           executable: 'git',
-          reason: `\`git -c ${clip(config)}\` defines an alias, which could name a remote subcommand; run the subcommand itself`,
+          reason: `\`git -c ${clip(config)}\` defines an alias or autocorrects a subcommand, which could name a remote one; run the subcommand itself`,
           argument: clip(config),
         }
       }
@@ -260,6 +260,9 @@ function inspectGit(argv: readonly string[], depth: number): Refusal | undefined
       continue
     }
     const sub = word.toLowerCase()
+    if (isComputedWord(word)) {
+      return { kind: 'git', executable: 'git', reason: `the git subcommand ${JSON.stringify(clip(word))} is computed when the script runs, so it could talk to a remote repository`, argument: clip(word) }
+    }
     if (GIT_REMOTE.has(sub)) {
       return { kind: 'git', executable: 'git', reason: `\`git ${sub}\` talks to a remote repository` }
     }

@@ -99,6 +99,13 @@ const refused: readonly Row[] = [
   ['git', ['-c', 'alias.f=fetch', 'f', 'origin'], G],
   ['git', ['-c', 'ALIAS.f=!curl x', 'f'], G],
   ['git', ['--config-env=alias.f=X', 'f'], G],
+  // a subcommand computed at run time, or one autocorrected from a misspelling
+  ['sh', ['-c', 'git "$(echo pull)" origin'], G],
+  ['sh', ['-c', 'git pu?l'], G],
+  ['git', ['-c', 'help.autocorrect=1', 'pul'], G],
+  // package runners are looked through
+  ['npx', ['-y', 'curl-cli', 'x'], N],
+  ['sh', ['-c', 'pnpm dlx wget x'], N],
   ['git', ['-c', 'core.pager=curl localhost', 'log'], N],
   ['git', ['archive', '--remote=origin', 'HEAD'], G],
   ['git', ['archive', '--remote', 'origin', 'HEAD'], G],
