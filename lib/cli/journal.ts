@@ -1,8 +1,10 @@
 /**
- * `toolsmith journal migrate`: create the PostgreSQL journal's schema.
+ * `toolsmith journal migrate`: create (or upgrade) the PostgreSQL journal's
+ * schema; `toolsmith journal audit`: the permission decisions a journal recorded.
  *
  * @module
  */
+import { runJournalAudit } from './journal_audit.js'
 import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../runner/postgres_journal.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'
@@ -12,7 +14,8 @@ import { CliUsageError } from './usage.js'
 export const JOURNAL_URL_ENV = 'TOOLSMITH_JOURNAL_URL'
 
 /**
- * Run `toolsmith journal migrate --postgres URL [--schema S] [--print-sql]`.
+ * Run `toolsmith journal migrate --postgres URL [--schema S] [--print-sql]`,
+ * or `toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [--run ID] [--json]`.
  *
  * @param parsed - The parsed command line.
  * @param io - The streams.
@@ -22,10 +25,19 @@ export const JOURNAL_URL_ENV = 'TOOLSMITH_JOURNAL_URL'
  */
 export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   const [sub, ...rest] = parsed.args
-  if (sub !== 'migrate') {
-    throw new CliUsageError(sub === undefined ? 'journal needs a subcommand: migrate' : `Unknown journal subcommand "${sub}"; expected migrate`, 'journal')
+  if (sub !== 'migrate' && sub !== 'audit') {
+    throw new CliUsageError(
+      sub === undefined ? 'journal needs a subcommand: migrate or audit' : `Unknown journal subcommand "${sub}"; expected migrate or audit`,
+      'journal',
+    )
   }
   if (rest.length > 0) throw new CliUsageError(`Unexpected argument "${rest[0]}"`, 'journal')
+  const only = sub === 'migrate' ? ['jsonl', 'sqlite', 'run', 'json'] : ['print-sql']
+  for (const option of only) {
+    const value = parsed[option === 'print-sql' ? 'printSql' : (option as 'jsonl' | 'sqlite' | 'run' | 'json')]
+    if (value !== undefined && value !== false) throw new CliUsageError(`Option "--${option}" does not apply to "journal ${sub}"`, 'journal')
+  }
+  if (sub === 'audit') return await runJournalAudit(parsed, io, process.env[JOURNAL_URL_ENV])
   const schema = parsed.schema ?? 'toolsmith'
   if (parsed.printSql) {
     // Checked like the journal checks it, without connecting.

@@ -14,7 +14,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
   demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
   doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox'],
-  journal: ['postgres', 'schema', 'print-sql'],
+  journal: ['postgres', 'schema', 'print-sql', 'jsonl', 'sqlite', 'run', 'json'],
 }
 
 const ALL_OPTIONS = {
@@ -30,6 +30,10 @@ const ALL_OPTIONS = {
   postgres: { type: 'string' },
   schema: { type: 'string' },
   'print-sql': { type: 'boolean' },
+  jsonl: { type: 'string' },
+  sqlite: { type: 'string' },
+  run: { type: 'string' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -61,6 +65,14 @@ export interface ParsedCommandLine {
   schema: string | undefined
   /** `--print-sql`, for `journal`. */
   printSql: boolean
+  /** `--jsonl FILE`, for `journal audit`. */
+  jsonl: string | undefined
+  /** `--sqlite FILE`, for `journal audit`. */
+  sqlite: string | undefined
+  /** `--run ID`, for `journal audit`. */
+  run: string | undefined
+  /** `--json`, for `journal audit`. */
+  json: boolean
 }
 
 /**
@@ -118,6 +130,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     postgres: values.postgres,
     schema: values.schema,
     printSql: values['print-sql'] === true,
+    jsonl: values.jsonl,
+    sqlite: values.sqlite,
+    run: values.run,
+    json: values.json === true,
   }
 }
 

@@ -53,7 +53,9 @@ Commands:
   demo                       Run a scripted agent turn on a copy of a small project
   doctor                     Print what the bash sandbox enforces on this machine
   journal migrate --postgres URL
-                             Create the PostgreSQL journal's tables (safe to rerun)
+                             Create or upgrade the PostgreSQL journal's tables (safe to rerun)
+  journal audit --jsonl FILE | --sqlite FILE | --postgres URL
+                             Print the permission decisions a journal recorded
 
 Run "toolsmith <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool call or demo failed (doctor: the OS sandbox
@@ -128,16 +130,29 @@ ${SANDBOX}
   -h, --help               Show this help`,
 
   journal: `Usage: toolsmith journal migrate --postgres URL [options]
+       toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [options]
 
-Create the schema and tables PostgresJournal uses (tool_calls, tool_claims,
-turn_checkpoints), if they do not exist. Safe to run again, and from several
-workers at once. On failure, print one line "CODE: message" (never the
-password) and exit with 1.
+migrate: create the schema and tables PostgresJournal uses (tool_calls,
+tool_claims, turn_checkpoints) if they do not exist, and add the columns a
+newer toolsmith needs to tables an earlier one made (rows are kept). Safe to
+run again, and from several workers at once.
+
+audit: print every permission decision the journal recorded, one line per
+call (time, run, tool and input, allow or deny, how: the policy, an
+approver, an answer remembered from earlier in the turn, or nobody to ask;
+the rule, reason, note and latency), then how many calls were allowed,
+approved, remembered and denied.
+
+On failure, print one line "CODE: message" (never the password) and exit with 1.
 
   --postgres URL           postgres://user:password@host:port/database
                            (default: the TOOLSMITH_JOURNAL_URL environment variable,
                            which keeps the password out of the process list)
   --schema S               The PostgreSQL schema (default: toolsmith)
-  --print-sql              Print the SQL instead of running it (for a DBA)
+  --print-sql              migrate: print the SQL instead of running it (for a DBA)
+  --jsonl FILE             audit: a JsonlJournal file
+  --sqlite FILE            audit: a SqliteJournal database
+  --run ID                 audit: only this run
+  --json                   audit: one JSON object per decision instead of text
   -h, --help               Show this help`,
 }

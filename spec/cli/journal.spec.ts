@@ -3,7 +3,21 @@ import { startPostgres, type TestPostgres } from '../support/postgres.js'
 import { oldPostgresMigration } from '../support/previous_journal_schema.js'
 import pgDriver from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { E_JOURNAL_UNAVAILABLE, PostgresJournal } from '../../lib/index.js'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  E_JOURNAL_UNAVAILABLE,
+  JsonlJournal,
+  Permissions,
+  PostgresJournal,
+  SqliteJournal,
+  Tool,
+  TurnRunner,
+  scriptedModel,
+  validator,
+  type ClaimingJournal,
+} from '../../lib/index.js'
 import { runCli } from './support/run_cli.js'
 
 let pg: TestPostgres
@@ -100,6 +114,136 @@ describe('toolsmith journal migrate', () => {
       [['journal'], 'journal needs a subcommand: migrate'],
       [['journal', 'drop'], 'Unknown journal subcommand "drop"'],
       [['journal', 'migrate'], 'journal migrate needs --postgres URL'],
+    ] as const) {
+      const run = await runCli([...args], { env: { TOOLSMITH_JOURNAL_URL: '' } })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(text)
+    }
+  }, 60_000)
+})
+
+/** A turn whose calls meet every kind of decision, journaled in `journal` under run `runId`. */
+async function auditedTurn(journal: ClaimingJournal, runId: string): Promise<void> {
+  const tool = (name: string) =>
+    new Tool({
+      name,
+      description: name,
+      inputSchema: validator.object({ n: validator.number().required() }),
+      sideEffect: name !== 'look',
+      idempotent: true,
+      handler: async ({ n }: { n: number }) => `${name} ${n}`,
+    })
+  await new TurnRunner({
+    model: scriptedModel([
+      {
+        toolCalls: [
+          { id: 'a', name: 'look', args: { n: 1 } },
+          { id: 'b', name: 'charge', args: { n: 1 } },
+          { id: 'c', name: 'charge', args: { n: 2 } },
+          { id: 'd', name: 'deploy', args: { n: 1 } },
+          { id: 'e', name: 'wipe', args: { n: 1 } },
+          { id: 'f', name: 'look', args: { n: 'bad' } },
+        ],
+      },
+      { text: 'done' },
+    ]),
+    tools: ['look', 'charge', 'deploy', 'wipe'].map(tool),
+    journal,
+    identity: { runId, nodeId: 'ship', iteration: 0, attempt: 1 },
+    permissions: new Permissions({
+      policy: {
+        rules: [
+          { name: 'looking is fine', tool: 'look', decision: 'allow' },
+          { name: 'ask before charging', tool: 'charge', decision: 'ask', reason: 'it costs money' },
+          { name: 'ask before deploying', tool: 'deploy', decision: 'ask' },
+          { name: 'never wipe', tool: 'wipe', decision: 'deny', reason: 'there is no backup' },
+        ],
+      },
+      approverName: 'on-call',
+      approve: ({ toolName }) => (toolName === 'charge' ? { decision: 'allow', remember: true, note: 'within budget' } : { decision: 'deny', note: 'frozen' }),
+    }),
+  }).run('ship it')
+}
+
+const TIME = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`
+const MS = String.raw`[\d.]+ ms`
+/** The report's lines for {@link auditedTurn}, in seq order. */
+function expectedLines(runId: string): RegExp[] {
+  const at = (seq: number) => `${TIME}  ${runId} ship#0 attempt 1 seq ${seq}  `
+  return [
+    new RegExp(`^${at(0)}ALLOW  look \\{"n":1\\}  policy says allow, rules\\[0\\] "looking is fine", ${MS}$`),
+    new RegExp(`^${at(1)}ALLOW  charge \\{"n":1\\}  ask, approved by on-call, rules\\[1\\] "ask before charging" \\(reason: it costs money; note: within budget\\), ${MS}$`),
+    new RegExp(`^${at(2)}ALLOW  charge \\{"n":2\\}  ask, approved earlier in the turn \\(remembered\\), rules\\[1\\] "ask before charging" \\(reason: it costs money; note: within budget\\), ${MS}$`),
+    new RegExp(`^${at(3)}DENY   deploy \\{"n":1\\}  ask, declined by on-call, rules\\[2\\] "ask before deploying" \\(note: frozen\\), ${MS}$`),
+    new RegExp(`^${at(4)}DENY   wipe \\{"n":1\\}  policy says deny, rules\\[3\\] "never wipe" \\(reason: there is no backup\\), ${MS}$`),
+  ]
+}
+const SUMMARY = '5 calls judged: 3 allowed (1 by policy, 1 approved, 1 remembered), 2 denied (1 by policy, 1 declined); 1 without a decision'
+
+describe('toolsmith journal audit', () => {
+  it('prints every decision of a JSONL, SQLite or PostgreSQL journal, one line per call, and the counts', async () => {
+    const dir = trackedMkdtemp(join(tmpdir(), 'toolsmith-audit-'))
+    const jsonl = new JsonlJournal(join(dir, 'j.jsonl'))
+    const sqlite = new SqliteJournal(join(dir, 'j.db'))
+    const postgres = new PostgresJournal(pg.url, { schema: 'cli_audit' })
+    try {
+      await postgres.migrate()
+      for (const journal of [jsonl, sqlite, postgres]) await auditedTurn(journal, 'run-a')
+      await auditedTurn(jsonl, 'run-b')
+    } finally {
+      sqlite.close()
+      await postgres.close()
+    }
+    for (const args of [
+      ['--jsonl', join(dir, 'j.jsonl'), '--run', 'run-a'],
+      ['--sqlite', join(dir, 'j.db')],
+      ['--postgres', pg.url, '--schema', 'cli_audit'],
+    ]) {
+      const run = await runCli(['journal', 'audit', ...args])
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      const lines = run.stdout.trimEnd().split('\n')
+      // Rows are in journal order; read-only calls may finish in any order, so match by seq.
+      const calls = lines.slice(0, -1).sort((x, y) => Number(/ seq (\d+)/.exec(x)![1]) - Number(/ seq (\d+)/.exec(y)![1]))
+      expect(calls).toHaveLength(5)
+      calls.forEach((line, i) => expect(line).toMatch(expectedLines('run-a')[i]!))
+      expect(lines.at(-1)).toBe(SUMMARY)
+    }
+    // Without --run: both runs.
+    const both = await runCli(['journal', 'audit', '--jsonl', join(dir, 'j.jsonl')])
+    expect(both.stdout.trimEnd().split('\n').at(-1)).toBe('10 calls judged: 6 allowed (2 by policy, 2 approved, 2 remembered), 4 denied (2 by policy, 2 declined); 2 without a decision')
+    // --json: one object per decision, the record as the journal keeps it.
+    const json = await runCli(['journal', 'audit', '--sqlite', join(dir, 'j.db'), '--json'])
+    expect(json.code).toBe(0)
+    const entries = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    expect(entries.map((e) => [e.seq, e.toolName, e.input, e.permission.decision, e.permission.approver])).toEqual(
+      expect.arrayContaining([
+        [0, 'look', { n: 1 }, 'allow', 'policy'],
+        [1, 'charge', { n: 1 }, 'allow', 'on-call'],
+        [2, 'charge', { n: 2 }, 'allow', 'remembered'],
+        [3, 'deploy', { n: 1 }, 'deny', 'on-call'],
+        [4, 'wipe', { n: 1 }, 'deny', 'policy'],
+      ]),
+    )
+    expect(entries).toHaveLength(5)
+    expect(entries.find((e) => e.seq === 1)).toMatchObject({
+      runId: 'run-a', nodeId: 'ship', iteration: 0, attempt: 1, status: 'success', replayed: false,
+      permission: { policyDecision: 'ask', rule: { index: 1, name: 'ask before charging' }, reason: 'it costs money', note: 'within budget', latencyMs: expect.any(Number) },
+    })
+  }, 120_000)
+
+  it('refuses a journal file that does not exist (exit 1, nothing created) and a command line naming no store or two (exit 2)', async () => {
+    const dir = trackedMkdtemp(join(tmpdir(), 'toolsmith-audit-'))
+    const missing = await runCli(['journal', 'audit', '--sqlite', join(dir, 'nope.db')])
+    expect(missing.code).toBe(1)
+    expect(errorLines(missing.stderr)).toEqual([`toolsmith: E_INVALID_OPTIONS: No SQLite journal at ${join(dir, 'nope.db')}`])
+    const { existsSync } = await import('node:fs')
+    expect(existsSync(join(dir, 'nope.db'))).toBe(false)
+    for (const [args, text] of [
+      [['journal', 'audit'], 'journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL'],
+      [['journal', 'audit', '--jsonl', 'a', '--sqlite', 'b'], 'journal audit reads one journal; got --jsonl and --sqlite'],
+      [['journal', 'migrate', '--json'], 'Option "--json" does not apply to "journal migrate"'],
+      [['journal', 'audit', '--print-sql'], 'Option "--print-sql" does not apply to "journal audit"'],
     ] as const) {
       const run = await runCli([...args], { env: { TOOLSMITH_JOURNAL_URL: '' } })
       expect(run.code).toBe(2)

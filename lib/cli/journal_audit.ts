@@ -1,0 +1,166 @@
+/**
+ * `toolsmith journal audit`: the permission decisions recorded in a journal,
+ * one line per call, and a count of allowed, approved, remembered and
+ * refused calls.
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { E_INVALID_OPTIONS } from '../exceptions.js'
+import type { ToolCallJournal, ToolCallPermission, ToolCallRow } from '../runner/journal.js'
+import { JsonlJournal } from '../runner/jsonl_journal.js'
+import { PostgresJournal } from '../runner/postgres_journal.js'
+import { SqliteJournal } from '../runner/sqlite_journal.js'
+import { writeOut, type CliIo } from './io.js'
+import type { ParsedCommandLine } from './options.js'
+import { CliUsageError } from './usage.js'
+
+/** Longest input shown on a line of the text report, in characters. */
+const INPUT_CHARS = 80
+
+/**
+ * Run `toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [--run ID] [--json]`.
+ *
+ * @param parsed - The parsed command line.
+ * @param io - The streams.
+ * @param defaultUrl - The PostgreSQL URL from the environment, used when no store is named.
+ * @returns 0 once the report is printed.
+ * @throws {@link CliUsageError} when no store or several are named; `E_INVALID_OPTIONS` for a
+ *   journal file that does not exist; `E_JOURNAL_UNAVAILABLE` when PostgreSQL refuses.
+ */
+export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defaultUrl: string | undefined): Promise<number> {
+  const named = [parsed.jsonl && '--jsonl', parsed.sqlite && '--sqlite', parsed.postgres && '--postgres'].filter(Boolean)
+  if (named.length > 1) throw new CliUsageError(`journal audit reads one journal; got ${named.join(' and ')}`, 'journal')
+  const journal = openJournal(parsed, defaultUrl)
+  try {
+    const rows = await journal.list(parsed.run === undefined ? {} : { runId: parsed.run })
+    if (parsed.json) {
+      const lines = rows.filter((row) => row.permissionJson != null).map((row) => JSON.stringify(auditEntry(row)))
+      await writeOut(io.stdout, lines.map((line) => `${line}\n`).join(''))
+    } else {
+      await writeOut(io.stdout, auditReport(rows).map((line) => `${line}\n`).join(''))
+    }
+  } finally {
+    await close(journal)
+  }
+  return 0
+}
+
+function openJournal(parsed: ParsedCommandLine, defaultUrl: string | undefined): ToolCallJournal {
+  for (const [file, kind] of [[parsed.jsonl, 'JSONL'], [parsed.sqlite, 'SQLite']] as const) {
+    if (file === undefined) continue
+    if (file === '') throw new CliUsageError(`--${kind === 'JSONL' ? 'jsonl' : 'sqlite'} needs a journal file`, 'journal')
+    // Reading must not create: a mistyped path would otherwise audit a new, empty journal.
+    if (!existsSync(file)) throw new E_INVALID_OPTIONS(`No ${kind} journal at ${resolve(file)}`, { details: { file: resolve(file) } })
+    return kind === 'JSONL' ? new JsonlJournal(file) : new SqliteJournal(file)
+  }
+  const url = parsed.postgres ?? defaultUrl
+  if (!url) throw new CliUsageError('journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL', 'journal')
+  return new PostgresJournal(url, { schema: parsed.schema ?? 'toolsmith' })
+}
+
+async function close(journal: ToolCallJournal): Promise<void> {
+  await (journal as { close?: () => unknown }).close?.()
+}
+
+/** One judged call as `--json` prints it. */
+interface AuditEntry {
+  runId: string
+  nodeId: string
+  iteration: number
+  attempt: number
+  seq: number
+  toolName: string
+  input: unknown
+  status: ToolCallRow['status']
+  startedAtMs: number
+  replayed: boolean
+  permission: ToolCallPermission
+}
+
+function auditEntry(row: ToolCallRow): AuditEntry {
+  return {
+    runId: row.runId,
+    nodeId: row.nodeId,
+    iteration: row.iteration,
+    attempt: row.attempt,
+    seq: row.seq,
+    toolName: row.toolName,
+    input: parseJson(row.inputJson),
+    status: row.status,
+    startedAtMs: row.startedAtMs,
+    replayed: row.replayed === true,
+    permission: parseJson(row.permissionJson!) as ToolCallPermission,
+  }
+}
+
+/**
+ * The text report: one line per judged call, in journal order, then the counts.
+ *
+ * @param rows - The journal's rows.
+ * @returns The lines.
+ */
+export function auditReport(rows: readonly ToolCallRow[]): string[] {
+  const lines: string[] = []
+  const counts = { allowed: 0, byPolicy: 0, approved: 0, remembered: 0, denied: 0, deniedByPolicy: 0, declined: 0, unanswered: 0, rememberedDenials: 0, unjudged: 0 }
+  for (const row of rows) {
+    if (row.permissionJson == null) {
+      counts.unjudged++
+      continue
+    }
+    const p = parseJson(row.permissionJson) as ToolCallPermission
+    const how = howDecided(p)
+    if (p.decision === 'allow') {
+      counts.allowed++
+      if (p.policyDecision === 'allow') counts.byPolicy++
+      else if (p.approver === 'remembered') counts.remembered++
+      else counts.approved++
+    } else {
+      counts.denied++
+      if (p.policyDecision === 'deny') counts.deniedByPolicy++
+      else if (p.approver === 'remembered') counts.rememberedDenials++
+      else if (p.approver === 'none') counts.unanswered++
+      else counts.declined++
+    }
+    const rule = p.rule === null ? 'the default' : `rules[${p.rule.index}] ${JSON.stringify(p.rule.name)}`
+    const why = [p.reason && `reason: ${p.reason}`, p.note && `note: ${p.note}`].filter(Boolean).join('; ')
+    lines.push(
+      `${new Date(row.startedAtMs).toISOString()}  ${row.runId} ${row.nodeId}#${row.iteration} attempt ${row.attempt} seq ${row.seq}  ` +
+        `${p.decision === 'allow' ? 'ALLOW' : 'DENY '}  ${row.toolName} ${clip(row.inputJson)}  ${how}, ${rule}${why ? ` (${why})` : ''}, ` +
+        `${p.latencyMs} ms${row.replayed ? ', replayed' : ''}`,
+    )
+  }
+  const judged = counts.allowed + counts.denied
+  const parts = (entries: [number, string][]): string => entries.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ')
+  lines.push(
+    `${judged} ${judged === 1 ? 'call' : 'calls'} judged: ${counts.allowed} allowed` +
+      (counts.allowed ? ` (${parts([[counts.byPolicy, 'by policy'], [counts.approved, 'approved'], [counts.remembered, 'remembered']])})` : '') +
+      `, ${counts.denied} denied` +
+      (counts.denied
+        ? ` (${parts([[counts.deniedByPolicy, 'by policy'], [counts.declined, 'declined'], [counts.rememberedDenials, 'remembered'], [counts.unanswered, 'nobody to ask']])})`
+        : '') +
+      `; ${counts.unjudged} without a decision`,
+  )
+  return lines
+}
+
+/** How the decision came about, in words. */
+function howDecided(p: ToolCallPermission): string {
+  if (p.policyDecision !== 'ask') return `policy says ${p.policyDecision}`
+  if (p.approver === 'none') return 'ask, nobody to ask'
+  if (p.approver === 'remembered') return `ask, ${p.decision === 'allow' ? 'approved' : 'declined'} earlier in the turn (remembered)`
+  return `ask, ${p.decision === 'allow' ? 'approved' : 'declined'} by ${p.approver}`
+}
+
+function clip(text: string): string {
+  return text.length <= INPUT_CHARS ? text : `${text.slice(0, INPUT_CHARS - 1)}…`
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
