@@ -69,7 +69,9 @@ export interface ToolCallRow {
    * {@link ToolCallPermission}); `null` when no gate judged it (no
    * `permissions`, args that failed validation, an unknown tool, an abandoned
    * call whose outcome is unknown). A replayed row carries the decision of the
-   * run that made the call. Stores return `null` for rows recorded without one.
+   * run that made the call. Stores return `null` for rows recorded without one,
+   * and cap it like `errorJson` (an approver's note of more than
+   * `maxOutputBytes` makes it the truncation envelope).
    */
   permissionJson?: string | null
 }
