@@ -29,6 +29,17 @@ export interface CommandSubject {
    */
   readonly passThrough: readonly boolean[]
   /**
+   * Set when the call does something an `allow` prefix cannot vouch for,
+   * however its commands match: why. A script handed to a shell that uses
+   * more than plain words, quotes, `&&`/`||`/`;`/`|` and redirections (a
+   * substitution, a comment, a here-document, a backslash, a brace or a
+   * parenthesis, an assignment to a variable that changes what programs do,
+   * such as `NODE_OPTIONS`, `BASH_ENV` or `GIT_*`), a shell that runs its
+   * start-up files (`-l`, `-i`, `--rcfile`), `env -S`. Deny and ask rules
+   * still judge the commands as split; allow rules then do not cover it.
+   */
+  readonly opaque: string | undefined
+  /**
    * Set when some command word is only known at run time (`$cmd`, `{git,}`,
    * `eval "$x"`, `xargs -I{} {}`): why. A computed *argument* does not set
    * it: prefixes judge those where they compare them (see {@link CommandPrefix}).
@@ -48,9 +59,61 @@ export function commandSubject(cmd: string, args: readonly string[]): CommandSub
   const commands: string[][] = []
   const names: string[] = []
   const passThrough: boolean[] = []
-  const dynamic = collect([cmd, ...args], 0, commands, names, passThrough)
-  return { commands, names, passThrough, dynamic }
+  const opaque: { reason?: string } = {}
+  const dynamic = collect([cmd, ...args], 0, commands, names, passThrough, opaque)
+  return { commands, names, passThrough, dynamic, opaque: opaque.reason }
 }
+
+/**
+ * Programs whose arguments may be scripts for a shell: their arguments must
+ * be plain for an allow rule to cover the call (see {@link CommandSubject.opaque}).
+ */
+const SCRIPT_TAKERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh', 'eval', 'watch', 'su', 'runuser', 'script', 'flock'])
+
+/** Package runners whose `-c`/`--call` takes a script. */
+const SCRIPT_OPTION_TAKERS = new Set(['npx', 'npm', 'pnpm'])
+
+/**
+ * Variables a command may be given (`CI=1 npm test`, `env NODE_ENV=test …`)
+ * without an allow rule losing its meaning; any other assignment (for
+ * instance `NODE_OPTIONS`, `BASH_ENV`, `LD_PRELOAD`, `GIT_CONFIG_*`, `PATH`)
+ * can make the allowed program run something else.
+ */
+const SAFE_ASSIGNMENTS = new Set(['CI', 'NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'TERM', 'COLUMNS', 'LINES', 'TZ', 'LANG', 'LANGUAGE', 'LC_ALL', 'DEBUG', 'VERBOSE', 'RUST_BACKTRACE', 'RUST_LOG', 'PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE'])
+
+/** Shell options that make it run start-up files besides its `-c` script. */
+const STARTUP_OPTIONS = /^(?:--login$|--rcfile(?:=|$)|--init-file(?:=|$)|--interactive$|-[A-Za-z]*[il])/
+
+/** Why `text`, as a script for a shell, is more than an allow rule can vouch for; `undefined` when plain. */
+function notPlain(text: string): string | undefined {
+  if (/[$`\\#(){}]/.test(text)) return 'it uses substitutions, comments, backslashes or grouping'
+  if (text.includes('<<')) return 'it has a here-document'
+  for (const match of text.matchAll(/(?:^|[\s;&|])([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=/g)) {
+    if (!SAFE_ASSIGNMENTS.has(match[1]!)) return `it sets ${match[1]}`
+  }
+  return undefined
+}
+
+/** Record why an allow rule cannot cover the call, if `argv` makes it so. */
+function checkPlain(name: string, rest: readonly string[], opaque: { reason?: string }): void {
+  if (opaque.reason !== undefined) return
+  let reason: string | undefined
+  if (SCRIPT_TAKERS.has(name) || (SCRIPT_OPTION_TAKERS.has(name) && rest.some((word) => word === '-c' || word === '--call' || word.startsWith('--call=')))) {
+    if (SHELL_NAMES.has(name) && rest.some((word) => STARTUP_OPTIONS.test(word))) reason = `\`${name}\` runs its start-up files too`
+    for (const word of rest) reason ??= notPlain(word)
+  } else if (name === 'env') {
+    for (const word of rest) {
+      // Its options are read as GNU env reads them (clusters, abbreviations, `-S` splitting a string into a
+      // command): rather than follow them all, an env with options is not vouched for.
+      if (word.startsWith('-')) reason ??= `\`env ${word}\` is an option an allow rule does not follow`
+      const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word)
+      if (assignment !== null && !SAFE_ASSIGNMENTS.has(assignment[1]!)) reason ??= `it sets ${assignment[1]}`
+    }
+  }
+  if (reason !== undefined) opaque.reason = reason
+}
+
+const SHELL_NAMES = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
 
 /**
  * Wrappers that run what they are given and do nothing else of note: the
@@ -63,7 +126,7 @@ const PASS_THROUGH = new Set([
   ...['env', 'timeout', 'nice', 'ionice', 'stdbuf', 'nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer', 'exec', 'xargs', 'flock', 'watch', 'busybox'],
 ])
 
-function collect(argv: readonly string[], depth: number, out: string[][], names: string[], passThrough: boolean[]): string | undefined {
+function collect(argv: readonly string[], depth: number, out: string[][], names: string[], passThrough: boolean[], opaque: { reason?: string }): string | undefined {
   if (argv.length === 0) return undefined
   if (depth > MAX_DEPTH) return 'the command nests too many wrappers to be checked'
   const executable = argv[0]!
@@ -75,6 +138,7 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
     return `the command word ${JSON.stringify(executable)} is computed when the script runs`
   }
   const rest = argv.slice(1)
+  checkPlain(name, rest, opaque)
   let wrapped: string[][] | { dynamic: string } | undefined
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
   else if (name === 'alias' || name === 'trap') return `\`${name}\` makes the shell run a command built at run time`
@@ -92,7 +156,7 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   if (name === 'xargs') wrapped = wrapped.map((command) => withXargsInput(command, xargsReplacement(rest)))
   else if (name === 'find') wrapped = wrapped.map((command) => withFoundPath(command, findStartingPoints(rest)))
   let dynamic: string | undefined
-  for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names, passThrough)
+  for (const command of wrapped) dynamic ??= collect(command, depth + 1, out, names, passThrough, opaque)
   return dynamic
 }
 

@@ -443,19 +443,20 @@ class Subject {
   #matchCommands(commands: CommandSubject): Uint8Array {
     const hits = new Uint8Array(this.#plan.commandRules)
     const { commands: argvs, names, passThrough } = commands
-    let covered = true
+    // A call an allow prefix cannot vouch for (see CommandSubject.opaque) is covered by none.
+    let covered = commands.opaque === undefined
     for (let i = 0; i < argvs.length; i++) {
       const name = names[i]!
       const index = this.#plan.byExecutable.get(name)
       // An allow rule covers a script only when every command it runs is
       // covered: by an allow prefix, as a wrapper of covered commands, or as
       // a harmless builtin. `npm test; git push` is not `npm test`.
-      let allowed = passThrough[i] === true || HARMLESS.has(name)
+      const argv = argvs[i]!
+      let allowed = passThrough[i] === true || harmless(name, argv)
       if (index === undefined) {
         covered &&= allowed
         continue
       }
-      const argv = argvs[i]!
       if (checkPrefixes(index.always, name, argv, hits)) allowed = true
       if (index.bySecondWord.size > 0) {
         if (secondWordComputed(argv)) {
@@ -468,7 +469,7 @@ class Subject {
           }
         }
       }
-      covered &&= allowed
+      covered &&= allowed && !runsConfiguredCode(name, argv)
     }
     this.#allCovered = covered
     return hits
@@ -539,6 +540,44 @@ function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: reado
  * its own and is judged as one.
  */
 const HARMLESS = new Set(['cd', 'pushd', 'popd', 'pwd', 'true', 'false', ':', 'echo', 'printf', 'test', '[', 'for', 'case', 'select', 'fi', 'done', 'esac'])
+
+/**
+ * A harmless builtin, given literal words: `-v` (`test -v 'a[$(…)]'`,
+ * `printf -v NAME`) evaluates or assigns a variable, and a word with `$` or
+ * a backquote is expanded, so neither is harmless.
+ */
+function harmless(name: string, argv: readonly string[]): boolean {
+  if (!HARMLESS.has(name)) return false
+  for (let w = 1; w < argv.length; w++) {
+    const word = argv[w]!
+    if (word.startsWith('-v') || word.includes('$') || word.includes('`')) return false
+  }
+  return true
+}
+
+/**
+ * Options with which an allowed program runs code its command line does
+ * not show (`git -c core.fsmonitor=…`, `npm --node-options=…`): an allow
+ * prefix does not cover a command that has one.
+ */
+const CODE_OPTIONS: ReadonlyMap<string, RegExp> = new Map([
+  ['git', /^(?:-c$|-c.|--config-env|--exec-path|--upload-pack|--receive-pack|--template)/],
+  ['npm', /^--(?:node-options|script-shell|userconfig|globalconfig|prefix|call)(?:=|$)|^-c$/],
+  ['pnpm', /^--(?:node-options|script-shell|config\.)|^-c$/],
+  ['yarn', /^--(?:node-options|script-shell)/],
+  ['node', /^(?:-e|--eval|-p|--print|-r|--require|--import|--loader|--experimental-loader)(?:=|$)/],
+])
+
+function runsConfiguredCode(name: string, argv: readonly string[]): boolean {
+  const pattern = CODE_OPTIONS.get(name)
+  if (pattern === undefined) return false
+  for (let w = 1; w < argv.length; w++) {
+    const word = argv[w]!
+    if (word === '--') return false
+    if (pattern.test(word)) return true
+  }
+  return false
+}
 
 function describeArgs(value: unknown): string | undefined {
   const args = value as { path?: unknown; cmd?: unknown; args?: unknown } | null
