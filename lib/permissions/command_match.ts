@@ -8,7 +8,7 @@
  */
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
-import { findStartingPoints, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
+import { findStartingPoints, isStdinPath, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
 import { abbreviates, optionRequirement, type OptionRequirement } from './option_spellings.js'
 
@@ -141,7 +141,9 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   checkPlain(name, rest, opaque)
   let wrapped: string[][] | { dynamic: string } | undefined
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
-  else if (name === 'alias' || name === 'trap') return `\`${name}\` makes the shell run a command built at run time`
+  else if (name === 'alias' || name === 'trap' || (name === 'hash' && rest.some((word) => /^-[A-Za-z]*p/.test(word)))) {
+    return `\`${name}\` makes the shell run a command built at run time (or another program under a known name)`
+  }
   else if (name === 'git' && gitAlias(rest)) return '`git -c alias.*` or `-c help.autocorrect` lets git run a subcommand other than the one written'
   else if ((name === 'source' || name === '.') && sourcesRuntimeInput(rest)) {
     return `\`${name}\` reads its commands from standard input, a pipe or a process substitution, which cannot be checked before they run`
@@ -192,9 +194,12 @@ function withFoundPath(command: string[], points: readonly string[]): string[] {
  * taken out, leaving no operand).
  */
 function sourcesRuntimeInput(rest: readonly string[]): boolean {
-  const file = rest[0]
-  return file === undefined || file === '-' || /^\/dev\/(?:stdin|fd\/)/.test(file) || /^\/proc\/[^/]+\/fd\//.test(file)
+  const file = rest[0] === '--' ? rest[1] : rest[0]
+  return file === undefined || isStdinPath(file)
 }
+
+/** git's global options that take the next word as their value. */
+const GIT_VALUED = new Set(['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--exec-path', '--list-cmds', '--attr-source'])
 
 function gitAlias(rest: readonly string[]): boolean {
   for (let i = 0; i < rest.length; i++) {
@@ -202,6 +207,11 @@ function gitAlias(rest: readonly string[]): boolean {
     const config = word === '-c' || word === '--config-env' ? rest[i + 1] : word.startsWith('--config-env=') ? word.slice(13) : undefined
     // An alias names any subcommand; help.autocorrect runs the subcommand a misspelling is closest to (`pus` → push).
     if (config !== undefined && /^(?:alias\.|help\.autocorrect)/i.test(config)) return true
+    // Global options with a value (`-C DIR`) come before the subcommand too.
+    if (GIT_VALUED.has(word)) {
+      i++
+      continue
+    }
     if (!word.startsWith('-')) return false
   }
   return false

@@ -46,8 +46,12 @@ const PACKAGE_MANAGERS = new Set(['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg
 function subcommandRunner(subcommands: readonly string[], scriptOptions: readonly string[], valued: readonly string[]): Unwrapper {
   const valuedSet = new Set(valued)
   return (rest) => {
-    const at = rest.findIndex((word) => !word.startsWith('-'))
-    if (at === -1 || !subcommands.includes(rest[at]!)) return []
+    // Any word before `--` may be the subcommand: global options with values
+    // (`npm --prefix . exec`) are too many to list, and over-finding only
+    // makes more commands checked.
+    const stop = rest.indexOf('--')
+    const at = rest.findIndex((word, index) => (stop === -1 || index < stop) && subcommands.includes(word))
+    if (at === -1) return []
     const after = rest.slice(at + 1)
     const script = scriptOptions.length === 0 ? undefined : commandOption(after, scriptOptions)
     return script === undefined ? [skipOptions(after, valuedSet, 0)] : splitScript(script)
@@ -100,7 +104,7 @@ export const WRAPPERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrappe
   ['npx', scriptOption(['-c', '--call'], skipping(['-p', '--package', '-w', '--workspace']))],
   ['pnpx', skipping(['-p', '--package'])],
   ['bunx', skipping(['-p', '--package'])],
-  ['npm', subcommandRunner(['exec', 'x'], ['-c', '--call'], ['-p', '--package', '-w', '--workspace'])],
+  ['npm', subcommandRunner(['exec', 'exe', 'x'], ['-c', '--call'], ['-p', '--package', '-w', '--workspace'])],
   ['pnpm', subcommandRunner(['dlx', 'exec'], ['-c'], ['-p', '--package', '--filter', '-F', '-C', '--dir'])],
   ['yarn', subcommandRunner(['dlx', 'exec'], [], ['-p', '--package'])],
   ['bun', subcommandRunner(['x'], [], ['-p', '--package'])],
@@ -317,6 +321,19 @@ function unwrapShell(rest: readonly string[]): string[][] | Dynamic | undefined 
   return splitScript(script)
 }
 
+/**
+ * Whether `file` names standard input or a descriptor (`/dev/stdin`,
+ * `//dev/fd/0`, `/proc/self/fd/0`, `-`): a script read from there exists
+ * only when the command runs.
+ *
+ * @param file - A path operand.
+ * @returns Whether it is standard input or a descriptor.
+ */
+export function isStdinPath(file: string): boolean {
+  if (file === '-') return true
+  const normal = file.startsWith('/') ? `/${file.split('/').filter((part) => part !== '' && part !== '.').join('/')}` : file
+  return /^\/dev\/(?:stdin$|fd\/)/.test(normal) || /^\/proc\/[^/]+\/fd\//.test(normal)
+}
 
 /**
  * Whether `name rest…` is a shell that reads its script from standard input
@@ -332,7 +349,8 @@ export function shellReadsStdin(name: string, rest: readonly string[]): boolean 
   let i = 0
   while (i < rest.length) {
     const word = rest[i]!
-    if (word === '--' || word === '-') return i + 1 >= rest.length
+    if (word === '-') return true
+    if (word === '--') return i + 1 >= rest.length || isStdinPath(rest[i + 1]!)
     if (word === '--command') return false
     if (SHELL_VALUE_OPTIONS.has(word)) {
       i += 2
@@ -350,7 +368,8 @@ export function shellReadsStdin(name: string, rest: readonly string[]): boolean 
       for (const letter of letters) if (SHELL_VALUE_LETTERS.has(letter)) i++
       continue
     }
-    return false
+    // A script operand: standard input when it names it (`bash /dev/stdin`).
+    return isStdinPath(word)
   }
   return true
 }

@@ -13,7 +13,7 @@
  * permission gate and the network guard look at).
  */
 const SPECIAL = new Uint8Array(128)
-for (const ch of '\'"\\ \t`$;&|\n(){}<>') SPECIAL[ch.charCodeAt(0)] = 1
+for (const ch of '\'"\\ \t`$;&|\n(){}<>#') SPECIAL[ch.charCodeAt(0)] = 1
 /** Inside double quotes, the characters that are not copied as they are. */
 const SPECIAL_IN_DOUBLE = new Uint8Array(128)
 for (const ch of '"\\`$') SPECIAL_IN_DOUBLE[ch.charCodeAt(0)] = 1
@@ -58,6 +58,8 @@ export function splitScript(script: string): string[][] {
   let word = ''
   let inWord = false
   const length = script.length
+  // Here-documents whose bodies start at the next line end.
+  let heredocs: Heredoc[] | undefined
   let i = 0
   while (i < length) {
     const code = script.charCodeAt(i)
@@ -175,6 +177,24 @@ export function splitScript(script: string): string[][] {
       i = end + 1
       continue
     }
+    if (ch === '#' && !inWord) {
+      // A comment, to the end of the line (a quote in it quotes nothing).
+      const end = script.indexOf('\n', i)
+      i = end === -1 ? length : end
+      continue
+    }
+    if (ch === '<' && script[i + 1] === '<' && script[i + 2] !== '<') {
+      // A here-document: the delimiter is no command, and its body (the
+      // lines after this one) is no script, except for the substitutions of
+      // an unquoted one, which the shell runs.
+      const [heredoc, end] = readHeredocStart(script, i + 2)
+      ;(heredocs ??= []).push(heredoc)
+      if (inWord) words.push(word)
+      word = ''
+      inWord = false
+      i = end
+      continue
+    }
     if (OPERATORS[code] === 1) {
       if (inWord) words.push(word)
       word = ''
@@ -182,6 +202,14 @@ export function splitScript(script: string): string[][] {
       endCommand(words, commands)
       words = []
       i++
+      if (ch === '\n' && heredocs !== undefined) {
+        for (const heredoc of heredocs) {
+          const [body, end] = readHeredocBody(script, i, heredoc)
+          if (!heredoc.quoted) for (const command of substitutionsIn(body)) (nested ??= []).push(command)
+          i = end
+        }
+        heredocs = undefined
+      }
       continue
     }
     // `$` not starting a substitution, a lone `\\` at the end: plain text.
@@ -192,6 +220,79 @@ export function splitScript(script: string): string[][] {
   if (inWord) words.push(word)
   endCommand(words, commands)
   if (nested !== undefined) for (const command of nested) commands.push(command)
+  return commands
+}
+
+/** A here-document's delimiter, as read after `<<`. */
+interface Heredoc {
+  readonly delimiter: string
+  /** `<<-`: leading tabs of body lines are removed. */
+  readonly stripTabs: boolean
+  /** A quoted delimiter: the body is taken as it is, nothing in it runs. */
+  readonly quoted: boolean
+}
+
+/** Read `[-]DELIMITER` after `<<` (at `start`); returns it and where the script goes on. */
+function readHeredocStart(script: string, start: number): [Heredoc, number] {
+  let i = start
+  const stripTabs = script[i] === '-'
+  if (stripTabs) i++
+  while (script[i] === ' ' || script[i] === '\t') i++
+  let delimiter = ''
+  let quoted = false
+  while (i < script.length) {
+    const ch = script[i]!
+    if (ch === "'" || ch === '"') {
+      quoted = true
+      const close = script.indexOf(ch, i + 1)
+      const end = close === -1 ? script.length : close
+      delimiter += script.slice(i + 1, end)
+      i = end + 1
+      continue
+    }
+    if (ch === '\\') {
+      quoted = true
+      delimiter += script[i + 1] ?? ''
+      i += 2
+      continue
+    }
+    if (' \t\n;&|()<>'.includes(ch)) break
+    delimiter += ch
+    i++
+  }
+  return [{ delimiter, stripTabs, quoted }, i]
+}
+
+/** The body of a here-document starting at `start` (a line start), and where the script goes on after its delimiter line. */
+function readHeredocBody(script: string, start: number, heredoc: Heredoc): [string, number] {
+  let i = start
+  while (i < script.length) {
+    const newline = script.indexOf('\n', i)
+    const lineEnd = newline === -1 ? script.length : newline
+    let line = script.slice(i, lineEnd)
+    if (heredoc.stripTabs) line = line.replace(/^\t+/, '')
+    if (line === heredoc.delimiter) return [script.slice(start, i), newline === -1 ? script.length : newline + 1]
+    i = lineEnd + 1
+  }
+  // No delimiter line: the body runs to the end, as bash reads it (with a warning).
+  return [script.slice(start), script.length]
+}
+
+/** The commands of the substitutions (`$(…)`, backquotes) in an unquoted here-document's body. */
+function substitutionsIn(body: string): string[][] {
+  const commands: string[][] = []
+  for (let k = 0; k < body.length; k++) {
+    const ch = body[k]
+    if (ch === '\\') {
+      k++
+      continue
+    }
+    if (ch === '`' || (ch === '$' && body[k + 1] === '(')) {
+      const [inner, end] = readSubstitution(body, k)
+      commands.push(...splitScript(inner))
+      k = end
+    }
+  }
   return commands
 }
 

@@ -145,3 +145,32 @@ describe('an allow rule covers only what it can vouch for (security review S6)',
     expect(await decide(strict, script)).toBe(expected)
   })
 })
+
+// Security review S6, under examples/policy.json (bash allowed, `git push`
+// asked): each script really runs `git push` (checked with real bash by the
+// review) and was `allow`, because the splitter or an unwrapper lost track.
+describe('deny and ask rules see through comments, here-documents and the other ways the review found (security review S6)', () => {
+  const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
+  it.each<[string, string]>([
+    ["ls # don't\ngit push\n#'", 'ask'],
+    ["cat <<EOF\nit's\nEOF\ngit push\n#'", 'ask'],
+    ["ls <<ls\n'\nls\ngit push\n#'", 'ask'],
+    ['cat <<EOF\n$(git push)\nEOF', 'ask'],
+    ['git -C . -c alias.p=push p', 'deny'],
+    ['git -C . -c help.autocorrect=immediate pus', 'deny'],
+    ["npm --prefix . exec -c 'git push'", 'ask'],
+    ["npm --loglevel silent exec -c 'git push'", 'ask'],
+    ["npm exe -c 'git push'", 'ask'],
+    ["source -- /dev/stdin <<< 'git push'", 'deny'],
+    [". //dev/stdin <<< 'git push'", 'deny'],
+    ["bash /dev/stdin <<< 'git push'", 'deny'],
+    ["sh /proc/self/fd/0 <<< 'git push'", 'deny'],
+    ['hash -p /tmp/fake/git ls; ls push', 'deny'],
+    // What a here-document's quoted body says does not run; ordinary scripts keep their decisions.
+    ["cat <<'EOF' > notes.md\ngit push\nEOF", 'allow'],
+    ['echo "#1 done" && npm test # run the tests', 'allow'],
+    ['bash scripts/build.sh', 'allow'],
+  ])('%j → %s', async (script, expected) => {
+    expect(await decide(example, script)).toBe(expected)
+  })
+})
