@@ -203,7 +203,7 @@ function skipOptions(rest: readonly string[], valued: ReadonlySet<string>, posit
       break
     }
     if (!word.startsWith('-') || word === '-') break
-    i += valued.has(word) ? 2 : 1
+    i += takesValue(word, valued) ? 2 : 1
   }
   return rest.slice(i + positional)
 }
@@ -260,7 +260,8 @@ export function xargsReplacement(rest: readonly string[]): string | undefined {
 }
 
 function unwrapXargs(rest: readonly string[]): string[] {
-  const valued = new Set(['-a', '-d', '-E', '-e', '-I', '-i', '-L', '-l', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'])
+  // -e, -i and -l take their (optional) value attached only: a bare one takes no word.
+  const valued = new Set(['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'])
   let i = 0
   while (i < rest.length) {
     const word = rest[i]!
@@ -270,9 +271,21 @@ function unwrapXargs(rest: readonly string[]): string[] {
     }
     if (!word.startsWith('-')) break
     // Attached forms (-n1, -I{}) carry their value; a bare valued option takes the next word.
-    i += valued.has(word) ? 2 : 1
+    i += takesValue(word, valued) ? 2 : 1
   }
   return rest.slice(i)
+}
+
+/**
+ * Whether option `word` takes the next word as its value: one of `valued`,
+ * or an abbreviation of a long one (`--sig` for `--signal`, as getopt_long
+ * accepts it).
+ */
+function takesValue(word: string, valued: ReadonlySet<string>): boolean {
+  if (valued.has(word)) return true
+  if (!word.startsWith('--') || word.length < 3 || word.includes('=')) return false
+  for (const option of valued) if (option.startsWith(word)) return true
+  return false
 }
 
 /**

@@ -174,3 +174,22 @@ describe('deny and ask rules see through comments, here-documents and the other 
     expect(await decide(example, script)).toBe(expected)
   })
 })
+
+describe('wrapper options are read as the wrappers read them (security review S6)', () => {
+  const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
+  it.each<[string, string]>([
+    ['timeout --sig KILL 5 git push', 'ask'],
+    ['timeout --kill-a 1 5 git push', 'ask'],
+    ['nice --adj 5 git push', 'ask'],
+    ['flock --tim 5 /tmp/lock git push', 'ask'],
+    ['xargs --arg-f /dev/null git push', 'ask'],
+    ['xargs -e git push', 'ask'],
+    ['true | xargs -l git push', 'ask'],
+    ['echo build | xargs -e rm -rf ls', 'deny'],
+    // The usual spellings still work.
+    ['timeout 600 npm test', 'allow'],
+    ['xargs -n 1 echo < list.txt', 'allow'],
+  ])('%j → %s', async (script, expected) => {
+    expect(await decide(example, script)).toBe(expected)
+  })
+})
