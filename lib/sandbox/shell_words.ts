@@ -110,6 +110,14 @@ export function splitScript(script: string): string[][] {
           if (next >= 128 || ESCAPABLE_IN_DOUBLE[next] === 0) word += '\\' + script[i + 1]
           else if (next !== 10) word += script[i + 1]
           i += 2
+        } else if (c === '$' && script[i + 1] === '{') {
+          // A parameter expansion: quotes inside it are its own (`"${x/'"'/y}"`),
+          // and so are the substitutions it holds, which run.
+          const end = closingBrace(script, i + 1)
+          const expansion = script.slice(i, end + 1)
+          if (expansion.includes('$(') || expansion.includes('`')) (nested ??= []).push(...substitutionsIn(expansion.slice(1)))
+          word += expansion
+          i = end + 1
         } else if (c === '`' || (c === '$' && script[i + 1] === '(')) {
           // A substitution inside double quotes is a script of its own.
           const [body, end] = readSubstitution(script, i)
@@ -157,7 +165,10 @@ export function splitScript(script: string): string[][] {
     if (ch === '(' && inWord && word.length > 0 && EXTGLOB[word.charCodeAt(word.length - 1)] === 1) {
       // An extended glob (`@(push)`, with `shopt -s extglob`): part of the word.
       const end = closingParen(script, i)
-      word += script.slice(i, end + 1)
+      const glob = script.slice(i, end + 1)
+      // A substitution inside the pattern still runs (`@(a|$(…))`).
+      if (glob.includes('$(') || glob.includes('`')) (nested ??= []).push(...substitutionsIn(glob))
+      word += glob
       i = end + 1
       continue
     }
@@ -309,13 +320,31 @@ function endCommand(words: string[], commands: string[][]): void {
  */
 function readSubstitution(script: string, start: number): [string, number] {
   if (script[start] === '`') {
-    const end = script.indexOf('`', start + 1)
-    return end === -1 ? [script.slice(start + 1), script.length - 1] : [script.slice(start + 1, end), end]
+    // Up to the first unescaped backquote; inside, `\\`, `\``, `\$` stand for
+    // themselves (a nested substitution is written with escaped backquotes).
+    let body = ''
+    for (let i = start + 1; i < script.length; i++) {
+      const ch = script[i]!
+      if (ch === '`') return [body, i]
+      if (ch === '\\' && i + 1 < script.length) {
+        const next = script[i + 1]!
+        body += next === '\\' || next === '`' || next === '$' ? next : `\\${next}`
+        i++
+        continue
+      }
+      body += ch
+    }
+    return [body, script.length - 1]
   }
   let depth = 0
   let quote: string | undefined
   for (let i = start + 1; i < script.length; i++) {
     const ch = script[i]!
+    if (ch === '\\' && quote !== "'") {
+      // An escaped character (a quote or a parenthesis included) is text.
+      i++
+      continue
+    }
     if (quote !== undefined) {
       if (ch === quote) quote = undefined
       continue
@@ -385,6 +414,27 @@ function asWritten(script: string, start: number): [string, number] {
 }
 
 /** The index of the `)` closing the `(` at `start` (the end of the script when unclosed). */
+/** The index of the `}` closing the `{` at `start` (quotes and nested braces skipped); the end when unclosed. */
+function closingBrace(script: string, start: number): number {
+  let depth = 0
+  let quote: string | undefined
+  for (let i = start; i < script.length; i++) {
+    const ch = script[i]!
+    if (ch === '\\' && quote !== "'") {
+      i++
+      continue
+    }
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined
+      continue
+    }
+    if (ch === "'" || ch === '"') quote = ch
+    else if (ch === '{') depth++
+    else if (ch === '}' && --depth === 0) return i
+  }
+  return script.length - 1
+}
+
 function closingParen(script: string, start: number): number {
   let depth = 0
   for (let i = start; i < script.length; i++) {
