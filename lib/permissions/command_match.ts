@@ -139,6 +139,8 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   }
   const rest = argv.slice(1)
   checkPlain(name, rest, opaque)
+  const hidden = hiddenCode(name, rest)
+  if (hidden !== undefined) return hidden
   let wrapped: string[][] | { dynamic: string } | undefined
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
   else if (name === 'alias' || name === 'trap' || (name === 'hash' && rest.some((word) => /^-[A-Za-z]*p/.test(word)))) {
@@ -186,6 +188,43 @@ function withFoundPath(command: string[], points: readonly string[]): string[] {
   if (!command.some((word) => word.includes('{}'))) return command
   const shape = points.length === 1 ? `${points[0]}*` : `{${points.join(',')}}*`
   return command.map((word) => (word.includes('{}') ? word.split('{}').join(shape) : word))
+}
+
+/**
+ * Variables whose value the shell runs or looks commands up in: setting one
+ * (`BASH_ENV=<(…) bash -c …`, `printf -v BASH_CMDS[ls] /bin/rm`) makes the
+ * commands that follow run something their words do not show.
+ */
+const SHELL_CODE_VARIABLES = /\b(?:BASH_ENV|BASH_CMDS|BASH_ALIASES|PROMPT_COMMAND|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PS4)\b/
+
+/** Builtins that evaluate a name with a subscript given as text (`test -v 'a[$(…)]'`, `printf -v`, `unset`). */
+const NAME_EVALUATORS = new Set(['test', '[', '[[', 'printf', 'declare', 'typeset', 'local', 'export', 'readonly', 'read', 'unset', 'let', 'mapfile', 'readarray'])
+
+/**
+ * Why a command runs code its words do not show, as far as the words tell:
+ * a shell variable that holds code set or assigned through it, an array
+ * subscript that the shell evaluates with a variable or substitution in it
+ * (`${v[$x]}`, `test -v 'a[$(…)]'`), a shell given a start-up file.
+ */
+function hiddenCode(name: string, rest: readonly string[]): string | undefined {
+  for (const word of rest) {
+    if (SHELL_CODE_VARIABLES.test(word)) return `${JSON.stringify(clipWord(word))} sets a variable the shell runs code from`
+    // Subscripts of arrays are evaluated: a substitution or a name in one runs or expands when the script runs
+    // (`${v[$x]}`; not a number, `@` or `*`), and so does a subscript given as text to a builtin that evaluates names.
+    if (/\$\{[A-Za-z_][A-Za-z0-9_]*\[(?![0-9]+\]|[@*]\])/.test(word) || (NAME_EVALUATORS.has(name) && /\[[^\]]*(?:\$|`)/.test(word))) {
+      return `${JSON.stringify(clipWord(word))} has an array subscript the shell evaluates when the script runs`
+    }
+  }
+  if (SHELLS_RUNNING_FILES.has(name) && rest.some((word) => /^--(?:rcfile|init-file)(?:=|$)/.test(word))) {
+    return `\`${name}\` is given a start-up file, whose commands cannot be checked before they run`
+  }
+  return undefined
+}
+
+const SHELLS_RUNNING_FILES = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
+
+function clipWord(word: string): string {
+  return word.length > 80 ? `${word.slice(0, 80)}…` : word
 }
 
 /**

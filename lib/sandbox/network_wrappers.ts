@@ -217,16 +217,18 @@ function unwrapEnv(rest: readonly string[]): string[][] {
       i += 1
       break
     }
-    if (word === '-S' || word === '--split-string') {
-      commands.push(splitWords(rest[i + 1] ?? '').concat(rest.slice(i + 2)))
+    // Long options as getopt_long reads them: any unambiguous abbreviation.
+    const [long, attached] = word.startsWith('--') ? [word.split('=', 1)[0]!, word.includes('=')] : ['', false]
+    const split = long.length > 3 && '--split-string'.startsWith(long)
+    // -S in a cluster (`-vS'…'`, `-iS …`): the rest of the cluster, or the next word, is the string.
+    const cluster = /^-[A-Za-z0-9]*S/.exec(word)
+    if (split || (cluster !== null && !word.startsWith('--'))) {
+      const text = split ? (attached ? word.slice(word.indexOf('=') + 1) : undefined) : word.slice(cluster![0].length)
+      if (text === undefined || text === '') commands.push(splitWords(rest[i + 1] ?? '').concat(rest.slice(i + 2)))
+      else commands.push(splitWords(text).concat(rest.slice(i + 1)))
       return commands
     }
-    if (word.startsWith('-S') || word.startsWith('--split-string=')) {
-      const text = word.startsWith('-S') ? word.slice(2) : word.slice('--split-string='.length)
-      commands.push(splitWords(text).concat(rest.slice(i + 1)))
-      return commands
-    }
-    if (['-u', '--unset', '-C', '--chdir'].includes(word)) {
+    if (['-u', '-C'].includes(word) || (!attached && long.length > 3 && ['--unset', '--chdir'].some((option) => option.startsWith(long)))) {
       i += 2
       continue
     }

@@ -124,16 +124,16 @@ describe('an allow rule covers only what it can vouch for (security review S6)',
     ["NODE_OPTIONS='--import=data:x' npm test", 'ask'],
     ["env NODE_OPTIONS='--import=data:x' npm test", 'ask'],
     ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='evil' git status", 'ask'],
-    ['BASH_ENV=<(echo git push) bash -c ls', 'ask'],
-    ['ls; printf -v BASH_CMDS[ls] /bin/rm; ls -rf build', 'ask'],
+    ['BASH_ENV=<(echo git push) bash -c ls', 'deny'], // fails closed: matches every deny and ask rule
+    ['ls; printf -v BASH_CMDS[ls] /bin/rm; ls -rf build', 'deny'], // fails closed: matches every deny and ask rule
     ["ls; env -vS'git push'", 'ask'],
     ['ls; env --uns ls git push', 'ask'],
     ["ls; env --split-s='git push'", 'ask'],
-    ["ls; [ -v 'a[$(git push >&2)0]' ]", 'ask'],
-    ["ls; test -v 'a[$(git push >&2)0]'", 'ask'],
+    ["ls; [ -v 'a[$(git push >&2)0]' ]", 'deny'], // fails closed: matches every deny and ask rule
+    ["ls; test -v 'a[$(git push >&2)0]'", 'deny'], // fails closed: matches every deny and ask rule
     ["git -c core.fsmonitor='evil' status", 'ask'],
     ["npm test --node-options='--import=data:x'", 'ask'],
-    ["echo 'git push' > ls; bash --rcfile ls -ic ls", 'ask'],
+    ["echo 'git push' > ls; bash --rcfile ls -ic ls", 'deny'], // fails closed: matches every deny and ask rule
     ['bash -lc "npm test"', 'ask'],
     // Plain scripts keep their decisions.
     ['npm test', 'allow'],
@@ -193,6 +193,30 @@ describe('wrapper options are read as the wrappers read them (security review S6
     // The usual spellings still work.
     ['timeout 600 npm test', 'allow'],
     ['xargs -n 1 echo < list.txt', 'allow'],
+  ])('%j → %s', async (script, expected) => {
+    expect(await decide(example, script)).toBe(expected)
+  })
+})
+
+describe('code hidden in shell variables, array subscripts, env -S and start-up files fails closed (security review S6)', () => {
+  const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
+  it.each<[string, string]>([
+    ['BASH_ENV=<(echo git push) bash -c ls', 'deny'],
+    ['ls; printf -v BASH_CMDS[ls] /tmp/fake/git; ls push', 'deny'],
+    ["env -vS'git push'", 'ask'],
+    ["ls; env --split-s='git push'", 'ask'],
+    ['ls; env --uns ls git push', 'ask'],
+    ["ls; [ -v 'a[$(git push >&2)0]' ]", 'deny'],
+    ["ls; test -v 'a[$(git push >&2)0]'", 'deny'],
+    ["ls; printf -v 'a[$(git push >&2)0]' x", 'deny'],
+    ["ls; echo ${v['a[$(git push >&2)0]']}", 'deny'],
+    ["ls; x='a[$(git push >&2)0]'; echo ${v[x]}", 'deny'],
+    ["echo 'git push' > ls; bash --rcfile ls -ic ls", 'deny'],
+    // Ordinary scripts keep their decisions.
+    ['echo "[$(date +%T)] start" && npm test', 'allow'],
+    ['for f in "${files[@]}"; do echo "$f"; done', 'allow'],
+    ['ENV=production npm run build', 'allow'],
+    ['bash -lc "npm test"', 'allow'],
   ])('%j → %s', async (script, expected) => {
     expect(await decide(example, script)).toBe(expected)
   })
