@@ -60,6 +60,8 @@ export function splitScript(script: string): string[][] {
   const length = script.length
   // Here-documents whose bodies start at the next line end.
   let heredocs: Heredoc[] | undefined
+  // The next word is a redirection's target: a path or a string, not an argument.
+  let redirect = false
   let i = 0
   while (i < length) {
     const code = script.charCodeAt(i)
@@ -173,7 +175,10 @@ export function splitScript(script: string): string[][] {
       continue
     }
     if (ch === ' ' || ch === '\t') {
-      if (inWord) words.push(word)
+      if (inWord) {
+        if (redirect) redirect = false
+        else words.push(word)
+      }
       word = ''
       inWord = false
       i++
@@ -200,14 +205,33 @@ export function splitScript(script: string): string[][] {
       // an unquoted one, which the shell runs.
       const [heredoc, end] = readHeredocStart(script, i + 2)
       ;(heredocs ??= []).push(heredoc)
-      if (inWord) words.push(word)
+      if (inWord && !/^\d+$/.test(word)) words.push(word)
       word = ''
       inWord = false
       i = end
       continue
     }
+    if ((ch === '<' || ch === '>' || (ch === '&' && script[i + 1] === '>')) && script[i + 1] !== '(') {
+      // A redirection (`> log`, `2>&1`, `&> out`, `< in`, `<<< text`): a
+      // descriptor number before it is no word, and its target is a path or
+      // a string, not a command or an argument. (`<(…)` and `>(…)` are
+      // process substitutions: scripts, split as such below.)
+      if (inWord && !/^\d+$/.test(word) && !redirect) words.push(word)
+      word = ''
+      inWord = false
+      let j = i + 1
+      while (j < length && (script[j] === '>' || script[j] === '<' || script[j] === '&' || script[j] === '|') && script[j + 1] !== '(') {
+        // `&&` and `||` after a redirection operator end the command instead.
+        if ((script[j] === '&' && script[j + 1] === '&') || (script[j] === '|' && script[j + 1] === '|')) break
+        j++
+      }
+      redirect = true
+      i = j
+      continue
+    }
     if (OPERATORS[code] === 1) {
-      if (inWord) words.push(word)
+      if (inWord && !redirect) words.push(word)
+      redirect = false
       word = ''
       inWord = false
       endCommand(words, commands)
@@ -228,7 +252,7 @@ export function splitScript(script: string): string[][] {
     inWord = true
     i++
   }
-  if (inWord) words.push(word)
+  if (inWord && !redirect) words.push(word)
   endCommand(words, commands)
   if (nested !== undefined) for (const command of nested) commands.push(command)
   return commands

@@ -221,3 +221,27 @@ describe('code hidden in shell variables, array subscripts, env -S and start-up 
     expect(await decide(example, script)).toBe(expected)
   })
 })
+
+// Security review S6-10: redirections made allowed commands `ask` (their
+// targets were read as commands), and a computed target was even denied.
+describe('a redirection is part of its command; its target is a path, not a command', () => {
+  const strict = new Permissions({
+    root,
+    policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['npm test', 'wc', 'cat', 'git status'] }, decision: 'allow' }] },
+  })
+  const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
+  it.each<[Permissions, string, string]>([
+    [strict, 'npm test 2>&1', 'allow'],
+    [strict, 'npm test > test.log 2>/dev/null', 'allow'],
+    [strict, 'npm test &> out.txt', 'allow'],
+    [strict, 'wc -l < notes.md', 'allow'],
+    [strict, 'git status >| status.txt', 'allow'],
+    [strict, 'npm test > >(git push)', 'ask'],
+    [example, 'wc -l < "$FILE"', 'allow'],
+    [example, 'npm test > "$OUT"', 'allow'],
+    [example, 'git push 2>/dev/null', 'ask'],
+    [example, 'cat >> notes.md <<< "$(git push)"', 'ask'],
+  ])('%#: %j → %s', async (permissions, script, expected) => {
+    expect(await decide(permissions, script)).toBe(expected)
+  })
+})

@@ -159,7 +159,9 @@ describe('commandSubject: scripts split as before', () => {
     [`echo 'unclosed quote; git push`, [['echo', 'unclosed quote; git push']]],
     ['echo "unclosed $(git push', [['echo', 'unclosed $(git push'], ['git', 'push']]],
     // `{` and `}` group only as words of their own; `{g}` is a word (bash runs a command named `{g}`).
-    ['a|b;c&d\ne(f){g}<h>i', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['{g}'], ['h'], ['i']]],
+    // Redirection targets (`<h`, `>i`) are paths, not commands.
+    ['a|b;c&d\ne(f){g}<h>i', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['{g}']]],
+    ['npm test 2>&1 | tee -a log; git push &> /dev/null', [['npm', 'test'], ['tee', '-a', 'log'], ['git', 'push']]],
     ['{ a; b;}; {c,d} e', [['a'], ['b'], ['{c,d}', 'e']]],
     // A backslash-newline is removed, `$'…'` decoded; what the shell expands is kept as written.
     ["git p\\\nush $'\\x2d-force' pus? \"$X\"", [['git', 'push', '--force', 'pus?', '$X']]],
