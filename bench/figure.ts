@@ -12,9 +12,25 @@ import { summarize } from './stats.js'
  * under `max` (`ratio`), when the subject's worst sample stays under `max`
  * (`absolute`, for memory: a peak is a peak), when the subject's median
  * exceeds the baseline's by at most `max` units (`overhead`: a fixed cost
- * per call, such as a permission policy's), or is only reported (`report`).
+ * per call, such as a permission policy's; with `paired`, the median of the
+ * differences of samples taken one after the other, which cancels the
+ * machine's drift that two medians of a large base keep), or is only
+ * reported (`report`).
  */
-export type Target = { kind: 'ratio'; max: number } | { kind: 'absolute'; max: number } | { kind: 'overhead'; max: number } | { kind: 'report' }
+export type Target = { kind: 'ratio'; max: number } | { kind: 'absolute'; max: number } | { kind: 'overhead'; max: number; paired?: boolean } | { kind: 'report' }
+
+/**
+ * The median of `subject[i] − baseline[i]` over samples taken in pairs
+ * (interleaved: each pair one after the other).
+ *
+ * @param subject - The subject's samples, in order.
+ * @param baseline - The baseline's samples, in the same order.
+ * @returns The median difference.
+ */
+export function pairedMedianDifference(subject: readonly number[], baseline: readonly number[]): number {
+  const differences = subject.slice(0, baseline.length).map((value, i) => value - baseline[i]!)
+  return summarize(differences).median
+}
 
 /** Unit of the stats in a row. */
 export type Unit = 'µs' | 'ms' | 'MB'
@@ -65,7 +81,7 @@ export function makeRow(fields: Omit<Row, 'subjectStats' | 'baselineStats' | 'ra
       : target.kind === 'absolute'
         ? subjectStats.max <= target.max
         : target.kind === 'overhead'
-          ? subjectStats.median - baselineStats.median <= target.max
+          ? (target.paired === true ? pairedMedianDifference(subjectValues, baselineValues) : subjectStats.median - baselineStats.median) <= target.max
           : null
   return { ...rest, subjectStats, baselineStats, ratio, pass }
 }

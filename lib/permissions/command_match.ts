@@ -86,7 +86,11 @@ const STARTUP_OPTIONS = /^(?:--login$|--rcfile(?:=|$)|--init-file(?:=|$)|--inter
 
 /** Why `text`, as a script for a shell, is more than an allow rule can vouch for; `undefined` when plain. */
 function notPlain(text: string): string | undefined {
-  if (/[$`\\#(){}]/.test(text)) return 'it uses substitutions, comments, backslashes or grouping'
+  // Only `$?`, `$#`, `$$` and `$!` expand to text nobody chose. A variable
+  // or a positional parameter can carry options into an allowed command
+  // (`for x in --node-options=…; do npm test $x; done`), and `$(…)`, `${…}`,
+  // `$'…'`, backquotes, backslashes and grouping can hide commands.
+  if (/[`\\(){}]|\$(?![?#$!])/.test(text)) return 'it uses variables, substitutions, backslashes or grouping'
   if (text.includes('<<')) return 'it has a here-document'
   for (const match of text.matchAll(/(?:^|[\s;&|])([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=/g)) {
     if (!SAFE_ASSIGNMENTS.has(match[1]!)) return `it sets ${match[1]}`

@@ -542,15 +542,15 @@ function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: reado
 const HARMLESS = new Set(['cd', 'pushd', 'popd', 'pwd', 'true', 'false', ':', 'echo', 'printf', 'test', '[', 'for', 'case', 'select', 'fi', 'done', 'esac'])
 
 /**
- * A harmless builtin, given literal words: `-v` (`test -v 'a[$(…)]'`,
- * `printf -v NAME`) evaluates or assigns a variable, and a word with `$` or
- * a backquote is expanded, so neither is harmless.
+ * A harmless builtin, given plain words: `-v` (`test -v 'a[$(…)]'`,
+ * `printf -v NAME`) evaluates or assigns a variable, and `${…}`, `$(…)` and
+ * backquotes can run code, so neither is harmless (`cd "$DIR"` is).
  */
 function harmless(name: string, argv: readonly string[]): boolean {
   if (!HARMLESS.has(name)) return false
   for (let w = 1; w < argv.length; w++) {
     const word = argv[w]!
-    if (word.startsWith('-v') || word.includes('$') || word.includes('`')) return false
+    if (word.startsWith('-v') || word.includes('${') || word.includes('$(') || word.includes('`')) return false
   }
   return true
 }
