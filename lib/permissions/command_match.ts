@@ -92,6 +92,11 @@ function notPlain(text: string): string | undefined {
   // `$'…'`, backquotes, backslashes and grouping can hide commands.
   if (/[`\\(){}]|\$(?![?#$!])/.test(text)) return 'it uses variables, substitutions, backslashes or grouping'
   if (text.includes('<<')) return 'it has a here-document'
+  // A redirection that writes a file (`echo … >> .git/config`, `: > .npmrc`)
+  // can make an allowed program run anything: only `/dev/null` and
+  // descriptors are fine. (A `>` inside quotes counts too: conservative.)
+  const writes = text.replace(/(?:\d+|&)?>>?\|?\s*\/dev\/null(?![^\s;&|])|\d*>&(?:\d+|-)/g, '')
+  if (writes.includes('>')) return 'it writes a file with a redirection'
   for (const match of text.matchAll(/(?:^|[\s;&|])([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=/g)) {
     if (!SAFE_ASSIGNMENTS.has(match[1]!)) return `it sets ${match[1]}`
   }

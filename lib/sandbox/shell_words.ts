@@ -153,7 +153,7 @@ export function splitScript(script: string): string[][] {
     if (ch === '{' || ch === '}') {
       // A grouping word (`{ a; }`) ends the command before it, like an operator.
       const next = i + 1 < length ? script.charCodeAt(i + 1) : 10
-      if (!inWord && next < 128 && GROUP_END[next] === 1) {
+      if (!inWord && !redirect && next < 128 && GROUP_END[next] === 1) {
         endCommand(words, commands)
         words = []
         i++
@@ -205,7 +205,11 @@ export function splitScript(script: string): string[][] {
       // an unquoted one, which the shell runs.
       const [heredoc, end] = readHeredocStart(script, i + 2)
       ;(heredocs ??= []).push(heredoc)
-      if (inWord && !/^\d+$/.test(word)) words.push(word)
+      if (inWord) {
+        // A pending redirection's target, or a descriptor (`2`, `{fd}`) of this one: no word.
+        if (redirect) redirect = false
+        else if (!DESCRIPTOR.test(word)) words.push(word)
+      }
       word = ''
       inWord = false
       i = end
@@ -216,7 +220,7 @@ export function splitScript(script: string): string[][] {
       // descriptor number before it is no word, and its target is a path or
       // a string, not a command or an argument. (`<(…)` and `>(…)` are
       // process substitutions: scripts, split as such below.)
-      if (inWord && !/^\d+$/.test(word) && !redirect) words.push(word)
+      if (inWord && !DESCRIPTOR.test(word) && !redirect) words.push(word)
       word = ''
       inWord = false
       let j = i + 1
@@ -239,8 +243,11 @@ export function splitScript(script: string): string[][] {
       i++
       if (ch === '\n' && heredocs !== undefined) {
         for (const heredoc of heredocs) {
-          const [body, end] = readHeredocBody(script, i, heredoc)
+          const [body, end, terminated] = readHeredocBody(script, i, heredoc)
           if (!heredoc.quoted) for (const command of substitutionsIn(body)) (nested ??= []).push(command)
+          // No delimiter line (or `<<` that was no here-document, such as an arithmetic
+          // shift): the rest of the script cannot be told apart from text, so it is unknowable.
+          if (!terminated) (nested ??= []).push([UNKNOWABLE])
           i = end
         }
         heredocs = undefined
@@ -267,6 +274,12 @@ interface Heredoc {
   readonly quoted: boolean
 }
 
+/** A descriptor word before a redirection: a number (`2>`) or a named one (`{fd}>`). */
+const DESCRIPTOR = /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/
+
+/** A command word standing for a part of a script that cannot be read before it runs (it fails closed). */
+const UNKNOWABLE = '$(unreadable part of the script)'
+
 /** Read `[-]DELIMITER` after `<<` (at `start`); returns it and where the script goes on. */
 function readHeredocStart(script: string, start: number): [Heredoc, number] {
   let i = start
@@ -277,6 +290,11 @@ function readHeredocStart(script: string, start: number): [Heredoc, number] {
   let quoted = false
   while (i < script.length) {
     const ch = script[i]!
+    if (ch === '$' && (script[i + 1] === "'" || script[i + 1] === '"')) {
+      // `$'E'` and `$"E"` are the delimiter `E`, quoted.
+      i++
+      continue
+    }
     if (ch === "'" || ch === '"') {
       quoted = true
       const close = script.indexOf(ch, i + 1)
@@ -298,19 +316,22 @@ function readHeredocStart(script: string, start: number): [Heredoc, number] {
   return [{ delimiter, stripTabs, quoted }, i]
 }
 
-/** The body of a here-document starting at `start` (a line start), and where the script goes on after its delimiter line. */
-function readHeredocBody(script: string, start: number, heredoc: Heredoc): [string, number] {
+/**
+ * The body of a here-document starting at `start` (a line start), where the
+ * script goes on after its delimiter line, and whether that line was found.
+ */
+function readHeredocBody(script: string, start: number, heredoc: Heredoc): [string, number, boolean] {
   let i = start
   while (i < script.length) {
     const newline = script.indexOf('\n', i)
     const lineEnd = newline === -1 ? script.length : newline
     let line = script.slice(i, lineEnd)
     if (heredoc.stripTabs) line = line.replace(/^\t+/, '')
-    if (line === heredoc.delimiter) return [script.slice(start, i), newline === -1 ? script.length : newline + 1]
+    if (line === heredoc.delimiter) return [script.slice(start, i), newline === -1 ? script.length : newline + 1, true]
     i = lineEnd + 1
   }
   // No delimiter line: the body runs to the end, as bash reads it (with a warning).
-  return [script.slice(start), script.length]
+  return [script.slice(start), script.length, false]
 }
 
 /** The commands of the substitutions (`$(…)`, backquotes) in an unquoted here-document's body. */
@@ -362,6 +383,8 @@ function readSubstitution(script: string, start: number): [string, number] {
   }
   let depth = 0
   let quote: string | undefined
+  // Here-documents whose bodies start at the next line end: a `)` or a quote in one is text.
+  let heredocs: Heredoc[] | undefined
   for (let i = start + 1; i < script.length; i++) {
     const ch = script[i]!
     if (ch === '\\' && quote !== "'") {
@@ -374,7 +397,20 @@ function readSubstitution(script: string, start: number): [string, number] {
       continue
     }
     if (ch === "'" || ch === '"') quote = ch
-    else if (ch === '(') depth++
+    else if (ch === '#' && i > start + 2 && /[\s;&|(]/.test(script[i - 1]!)) {
+      // A comment: a `)` or a quote in it is text.
+      const end = script.indexOf('\n', i)
+      i = (end === -1 ? script.length : end) - 1
+    } else if (ch === '<' && script[i + 1] === '<' && script[i + 2] !== '<') {
+      const [heredoc, end] = readHeredocStart(script, i + 2)
+      ;(heredocs ??= []).push(heredoc)
+      i = end - 1
+    } else if (ch === '\n' && heredocs !== undefined) {
+      let next = i + 1
+      for (const heredoc of heredocs) next = readHeredocBody(script, next, heredoc)[1]
+      heredocs = undefined
+      i = next - 1
+    } else if (ch === '(') depth++
     else if (ch === ')' && --depth === 0) return [script.slice(start + 2, i), i]
   }
   return [script.slice(start + 2), script.length - 1]

@@ -236,18 +236,54 @@ describe('a redirection is part of its command; its target is a path, not a comm
     policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['npm test', 'wc', 'cat', 'git status'] }, decision: 'allow' }] },
   })
   const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
-  it.each<[Permissions, string, string]>([
-    [strict, 'npm test 2>&1', 'allow'],
-    [strict, 'npm test > test.log 2>/dev/null', 'allow'],
-    [strict, 'npm test &> out.txt', 'allow'],
-    [strict, 'wc -l < notes.md', 'allow'],
-    [strict, 'git status >| status.txt', 'allow'],
-    [strict, 'npm test > >(git push)', 'ask'],
-    [example, 'wc -l < "$FILE"', 'allow'],
-    [example, 'npm test > "$OUT"', 'allow'],
-    [example, 'git push 2>/dev/null', 'ask'],
-    [example, 'cat >> notes.md <<< "$(git push)"', 'ask'],
-  ])('%#: %j → %s', async (permissions, script, expected) => {
+  it.each<[string, string, string, Permissions]>([
+    ['strict', 'npm test 2>&1', 'allow', strict],
+    ['strict', 'npm test > test.log 2>/dev/null', 'ask', strict], // writes a file: not vouched for (S7-1)
+    ['strict', 'npm test 2>/dev/null', 'allow', strict],
+    ['strict', 'npm test &> out.txt', 'ask', strict],
+    ['strict', 'npm test &> /dev/null', 'allow', strict],
+    ['strict', 'wc -l < notes.md', 'allow', strict],
+    ['strict', 'git status >| status.txt', 'ask', strict],
+    ['strict', 'npm test > >(git push)', 'ask', strict],
+    ['example', 'wc -l < "$FILE"', 'allow', example],
+    ['example', 'npm test > "$OUT"', 'allow', example],
+    ['example', 'git push 2>/dev/null', 'ask', example],
+    ['example', 'cat >> notes.md <<< "$(git push)"', 'ask', example],
+  ])('%s: %j → %s', async (_name, script, expected, permissions) => {
+    expect(await decide(permissions, script)).toBe(expected)
+  })
+})
+
+// Security review S7: what the S6 fixes let through, and a false positive.
+describe('redirections, descriptors, arithmetic and here-documents inside substitutions (security review S7)', () => {
+  const strict = new Permissions({
+    root,
+    policy: {
+      default: 'ask',
+      rules: [
+        { tool: 'bash', match: { commands: ['npm test', 'git status', 'echo', 'ls'] }, decision: 'allow' },
+        { tool: 'bash', match: { commands: ['rm -rf', 'git clean'] }, decision: 'deny' },
+      ],
+    },
+  })
+  const example = new Permissions({ policy: JSON.parse(fs.readFileSync(path.resolve('examples/policy.json'), 'utf8')), root })
+  it.each<[string, string, string, Permissions]>([
+    // S7-1: a write redirection can set an allowed program up to run anything.
+    ['strict', "echo '[core]' >> .git/config; echo fsmonitor = evil >> .git/config; git status --short", 'ask', strict],
+    ['strict', 'echo script-shell=evil > .npmrc; npm test', 'ask', strict],
+    ['strict', 'npm test > /dev/null 2>&1', 'allow', strict],
+    ['strict', 'git status 2>/dev/null || echo none', 'allow', strict],
+    // S7-2 to S7-6 under the example policy.
+    ['example', '> { git push', 'ask', example],
+    ['example', '> { rm -rf build', 'deny', example],
+    ['example', '>x<<E git push\nE', 'ask', example],
+    ['example', '{fd}>/dev/null git push', 'ask', example],
+    ['example', '(( x = 1<<2 ))\ngit push', 'deny', example],
+    ["example", "cat <<$'E'\nx\nE\ngit push", 'ask', example],
+    ['example', "ls $(echo a # )'\ngit push >&2 #'\n)", 'ask', example],
+    // S7-8: the usual commit-message idiom is allowed again.
+    ['example', "git commit -m \"$(cat <<'EOF'\nFix: don't crash\nEOF\n)\"", 'allow', example],
+  ])('%s: %j → %s', async (_name, script, expected, permissions) => {
     expect(await decide(permissions, script)).toBe(expected)
   })
 })

@@ -159,8 +159,9 @@ describe('commandSubject: scripts split as before', () => {
     [`echo 'unclosed quote; git push`, [['echo', 'unclosed quote; git push']]],
     ['echo "unclosed $(git push', [['echo', 'unclosed $(git push'], ['git', 'push']]],
     // `{` and `}` group only as words of their own; `{g}` is a word (bash runs a command named `{g}`).
-    // Redirection targets (`<h`, `>i`) are paths, not commands.
-    ['a|b;c&d\ne(f){g}<h>i', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['{g}']]],
+    // Redirection targets (`<h`, `>i`) are paths, not commands; `{g}<h` is a named descriptor (bash's `{var}<file`).
+    ['a|b;c&d\ne(f){g}<h>i', [['a'], ['b'], ['c'], ['d'], ['e'], ['f']]],
+    ['e {g} <h', [['e', '{g}']]],
     ['npm test 2>&1 | tee -a log; git push &> /dev/null', [['npm', 'test'], ['tee', '-a', 'log'], ['git', 'push']]],
     ['{ a; b;}; {c,d} e', [['a'], ['b'], ['{c,d}', 'e']]],
     // A backslash-newline is removed, `$'…'` decoded; what the shell expands is kept as written.
