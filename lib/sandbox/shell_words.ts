@@ -497,9 +497,19 @@ function closingBrace(script: string, start: number): number {
 
 function closingParen(script: string, start: number): number {
   let depth = 0
+  let quote: string | undefined
   for (let i = start; i < script.length; i++) {
     const ch = script[i]!
-    if (ch === '\\') i++
+    if (ch === '\\' && quote !== "'") {
+      i++
+      continue
+    }
+    if (quote !== undefined) {
+      // A quoted `)` is part of the pattern (`@(')'|x)`).
+      if (ch === quote) quote = undefined
+      continue
+    }
+    if (ch === "'" || ch === '"') quote = ch
     else if (ch === '(') depth++
     else if (ch === ')' && --depth === 0) return i
   }

@@ -281,6 +281,7 @@ describe('redirections, descriptors, arithmetic and here-documents inside substi
     ['example', '(( x = 1<<2 ))\ngit push', 'deny', example],
     ["example", "cat <<$'E'\nx\nE\ngit push", 'ask', example],
     ['example', "ls $(echo a # )'\ngit push >&2 #'\n)", 'ask', example],
+    ['example', "[[ x == @(')'|$(git push >&2)) ]] #'", 'ask', example],
     // S7-8: the usual commit-message idiom is allowed again.
     ['example', "git commit -m \"$(cat <<'EOF'\nFix: don't crash\nEOF\n)\"", 'allow', example],
   ])('%s: %j → %s', async (_name, script, expected, permissions) => {
