@@ -90,7 +90,7 @@ function notPlain(text: string): string | undefined {
   // or a positional parameter can carry options into an allowed command
   // (`for x in --node-options=…; do npm test $x; done`), and `$(…)`, `${…}`,
   // `$'…'`, backquotes, backslashes and grouping can hide commands.
-  if (/[`\\(){}]|\$(?![?#$!])/.test(text)) return 'it uses variables, substitutions, backslashes or grouping'
+  if (/[`\\(){}]|\$(?![?#$!])/.test(withoutSubshells(text))) return 'it uses variables, substitutions, backslashes or grouping'
   if (text.includes('<<')) return 'it has a here-document'
   // A redirection that writes a file (`echo … >> .git/config`, `: > .npmrc`)
   // can make an allowed program run anything: only `/dev/null` and
@@ -101,6 +101,22 @@ function notPlain(text: string): string | undefined {
     if (!SAFE_ASSIGNMENTS.has(match[1]!)) return `it sets ${match[1]}`
   }
   return undefined
+}
+
+/**
+ * `text` without the parentheses of plain subshells (`(cd src && npm test)`):
+ * a `(` that starts a command (after the start, a blank, `;`, `&` or `|`, and
+ * not `((`), and as many `)` that end one. Whatever else has a parenthesis
+ * (`$(`, `<(`, `@(`, `((`, `f()`, a `)` in a `case`) keeps it.
+ */
+function withoutSubshells(text: string): string {
+  let opened = 0
+  const stripped = text.replace(/(^|[\s;&|])\((?!\()/g, (_, before: string) => {
+    opened++
+    return `${before} `
+  })
+  if (opened === 0) return text
+  return stripped.replace(/\)(?=$|[\s;&|)])/g, (paren: string) => (opened-- > 0 ? ' ' : paren))
 }
 
 /** Record why an allow rule cannot cover the call, if `argv` makes it so. */
