@@ -8,7 +8,7 @@
  */
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
-import { findStartingPoints, isStdinPath, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
+import { SHELLS, SHELL_KEYWORDS, findStartingPoints, isStdinPath, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
 import { abbreviates, optionRequirement, type OptionRequirement } from './option_spellings.js'
 
@@ -68,7 +68,7 @@ export function commandSubject(cmd: string, args: readonly string[]): CommandSub
  * Programs whose arguments may be scripts for a shell: their arguments must
  * be plain for an allow rule to cover the call (see {@link CommandSubject.opaque}).
  */
-const SCRIPT_TAKERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh', 'eval', 'watch', 'su', 'runuser', 'script', 'flock'])
+const SCRIPT_TAKERS = new Set([...SHELLS, 'eval', 'watch', 'su', 'runuser', 'script', 'flock'])
 
 /** Package runners whose `-c`/`--call` takes a script. */
 const SCRIPT_OPTION_TAKERS = new Set(['npx', 'npm', 'pnpm'])
@@ -124,7 +124,7 @@ function checkPlain(name: string, rest: readonly string[], opaque: { reason?: st
   if (opaque.reason !== undefined) return
   let reason: string | undefined
   if (SCRIPT_TAKERS.has(name) || (SCRIPT_OPTION_TAKERS.has(name) && rest.some((word) => word === '-c' || word === '--call' || word.startsWith('--call=')))) {
-    if (SHELL_NAMES.has(name) && rest.some((word) => STARTUP_OPTIONS.test(word))) reason = `\`${name}\` runs its start-up files too`
+    if (SHELLS.has(name) && rest.some((word) => STARTUP_OPTIONS.test(word))) reason = `\`${name}\` runs its start-up files too`
     for (const word of rest) reason ??= notPlain(word)
   } else if (name === 'env') {
     for (const word of rest) {
@@ -138,7 +138,6 @@ function checkPlain(name: string, rest: readonly string[], opaque: { reason?: st
   if (reason !== undefined) opaque.reason = reason
 }
 
-const SHELL_NAMES = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
 
 /**
  * Wrappers that run what they are given and do nothing else of note: the
@@ -147,7 +146,9 @@ const SHELL_NAMES = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 
  * `nsenter`, `find` (`-delete`), `script` (writes a file), `strace`.
  */
 const PASS_THROUGH = new Set([
-  ...['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh', 'eval', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'coproc'],
+  ...SHELLS,
+  ...SHELL_KEYWORDS,
+  'eval',
   ...['env', 'timeout', 'nice', 'ionice', 'stdbuf', 'nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer', 'exec', 'xargs', 'flock', 'watch', 'busybox'],
 ])
 
@@ -240,13 +241,12 @@ function hiddenCode(name: string, rest: readonly string[]): string | undefined {
       return `${JSON.stringify(clipWord(word))} has an array subscript the shell evaluates when the script runs`
     }
   }
-  if (SHELLS_RUNNING_FILES.has(name) && rest.some((word) => /^--(?:rcfile|init-file)(?:=|$)/.test(word))) {
+  if (SHELLS.has(name) && rest.some((word) => /^--(?:rcfile|init-file)(?:=|$)/.test(word))) {
     return `\`${name}\` is given a start-up file, whose commands cannot be checked before they run`
   }
   return undefined
 }
 
-const SHELLS_RUNNING_FILES = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
 
 function clipWord(word: string): string {
   return word.length > 80 ? `${word.slice(0, 80)}…` : word

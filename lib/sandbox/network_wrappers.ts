@@ -6,12 +6,13 @@
  */
 import { splitScript, splitWords } from './shell_words.js'
 
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
+/** The shells whose `-c` scripts are split (and whose stdin scripts cannot be). @internal */
+export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
 /** Shell options that take the next word (in clusters too: `-eo pipefail`). */
 const SHELL_VALUE_LETTERS = new Set(['o', 'O'])
 const SHELL_VALUE_OPTIONS = new Set(['--rcfile', '--init-file'])
-/** Words that start a compound command whose body is the rest of the words. */
-const SHELL_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'coproc'])
+/** Words that start a compound command whose body is the rest of the words. @internal */
+export const SHELL_KEYWORDS: ReadonlySet<string> = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'coproc'])
 
 /** Why a wrapper's payload cannot be known before it runs. */
 export interface Dynamic {

@@ -115,7 +115,7 @@ export function splitScript(script: string): string[][] {
         } else if (c === '$' && script[i + 1] === '{') {
           // A parameter expansion: quotes inside it are its own (`"${x/'"'/y}"`),
           // and so are the substitutions it holds, which run.
-          const end = closingBrace(script, i + 1)
+          const end = closingBracket(script, i + 1, '{', '}')
           const expansion = script.slice(i, end + 1)
           if (expansion.includes('$(') || expansion.includes('`')) (nested ??= []).push(...substitutionsIn(expansion.slice(1)))
           word += expansion
@@ -166,7 +166,7 @@ export function splitScript(script: string): string[][] {
     }
     if (ch === '(' && inWord && word.length > 0 && EXTGLOB[word.charCodeAt(word.length - 1)] === 1) {
       // An extended glob (`@(push)`, with `shopt -s extglob`): part of the word.
-      const end = closingParen(script, i)
+      const end = closingBracket(script, i, '(', ')')
       const glob = script.slice(i, end + 1)
       // A substitution inside the pattern still runs (`@(a|$(…))`).
       if (glob.includes('$(') || glob.includes('`')) (nested ??= []).push(...substitutionsIn(glob))
@@ -473,9 +473,12 @@ function asWritten(script: string, start: number): [string, number] {
   return [script.slice(start, end + 1), end]
 }
 
-/** The index of the `)` closing the `(` at `start` (the end of the script when unclosed). */
-/** The index of the `}` closing the `{` at `start` (quotes and nested braces skipped); the end when unclosed. */
-function closingBrace(script: string, start: number): number {
+/**
+ * The index of the `close` matching the `open` at `start` (quoted text,
+ * escapes and nested pairs skipped: a quoted `)` is part of `@(')'|x)`);
+ * the end of the script when unclosed.
+ */
+function closingBracket(script: string, start: number, open: string, close: string): number {
   let depth = 0
   let quote: string | undefined
   for (let i = start; i < script.length; i++) {
@@ -489,29 +492,8 @@ function closingBrace(script: string, start: number): number {
       continue
     }
     if (ch === "'" || ch === '"') quote = ch
-    else if (ch === '{') depth++
-    else if (ch === '}' && --depth === 0) return i
-  }
-  return script.length - 1
-}
-
-function closingParen(script: string, start: number): number {
-  let depth = 0
-  let quote: string | undefined
-  for (let i = start; i < script.length; i++) {
-    const ch = script[i]!
-    if (ch === '\\' && quote !== "'") {
-      i++
-      continue
-    }
-    if (quote !== undefined) {
-      // A quoted `)` is part of the pattern (`@(')'|x)`).
-      if (ch === quote) quote = undefined
-      continue
-    }
-    if (ch === "'" || ch === '"') quote = ch
-    else if (ch === '(') depth++
-    else if (ch === ')' && --depth === 0) return i
+    else if (ch === open) depth++
+    else if (ch === close && --depth === 0) return i
   }
   return script.length - 1
 }
