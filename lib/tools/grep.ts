@@ -16,9 +16,10 @@ import { truncationMarker } from '../sandbox/capture.js'
 import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
-import { runBounded } from '../sandbox/process.js'
+import { runBounded, type BoundedRunResult } from '../sandbox/process.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
-import { scanIgnoreRules } from './grep_ignore.js'
+import { linkSignals } from '../utils/linked_signal.js'
+import { rememberRules, rememberedRules, scanIgnoreRules } from './grep_ignore.js'
 import { dropOtherNames } from './grep_links.js'
 
 /** Arguments of `grep`. */
@@ -186,26 +187,10 @@ interface PreparedSearch {
   scratch: string | undefined
 }
 
-/**
- * Gather the rules of the ignore files inside the root for a directory
- * search and write them where rg reads them (`--ignore-file`).
- *
- * The rules name paths from the root, so rg must see the searched directory
- * under its root-relative path: for a subdirectory searched through its
- * descriptor, a scratch directory holds `tree/<relative path>` as a symlink to
- * `/proc/<pid>/fd/N` (rg follows a symlink given as the path to search) and
- * rg runs in `tree`; its printed paths are then root-relative as they are.
- */
-async function prepareSearch(
-  resolved: ResolvedPath,
-  target: SearchTarget,
-  sandbox: Sandbox,
-  signal: AbortSignal,
-): Promise<PreparedSearch> {
-  const none: PreparedSearch = { target, ignoreFile: undefined, scratch: undefined }
-  // rg searches a file named on its command line whatever the ignore rules say.
-  if (!resolved.stats!.isDirectory()) return none
-  const rules = await scanIgnoreRules({
+/** The rules for a search of `resolved`: `''` for a file (rg searches a named file whatever the rules say). */
+async function scanRules(resolved: ResolvedPath, target: SearchTarget, sandbox: Sandbox, signal: AbortSignal): Promise<string> {
+  if (!resolved.stats!.isDirectory()) return ''
+  return await scanIgnoreRules({
     root: resolved.root,
     relative: resolved.relative,
     directory: target.handle === undefined ? undefined : `/proc/self/fd/${target.handle.fd}`,
@@ -213,7 +198,19 @@ async function prepareSearch(
     timeoutMs: sandbox.timeoutMs,
     signal,
   })
-  if (rules === '') return none
+}
+
+/**
+ * Write `rules` where rg reads them (`--ignore-file`).
+ *
+ * The rules name paths from the root, so rg must see the searched directory
+ * under its root-relative path: for a subdirectory searched through its
+ * descriptor, a scratch directory holds `tree/<relative path>` as a symlink to
+ * `/proc/<pid>/fd/N` (rg follows a symlink given as the path to search) and
+ * rg runs in `tree`; its printed paths are then root-relative as they are.
+ */
+async function prepareSearch(resolved: ResolvedPath, target: SearchTarget, rules: string): Promise<PreparedSearch> {
+  if (rules === '') return { target, ignoreFile: undefined, scratch: undefined }
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolsmith-grep-'))
   try {
     const ignoreFile = path.join(scratch, 'rules')
@@ -237,6 +234,77 @@ async function prepareSearch(
     await rm(scratch, { recursive: true, force: true })
     throw error
   }
+}
+
+async function removeScratch(search: PreparedSearch | undefined): Promise<void> {
+  if (search?.scratch !== undefined) await rm(search.scratch, { recursive: true, force: true }).catch(() => undefined)
+}
+
+/** A search and the rg run over it: the run settles with its result or its error, never unhandled. */
+interface Searched {
+  search: PreparedSearch
+  result: BoundedRunResult
+}
+
+/**
+ * Gather the rules and run rg with them. When an earlier search of the same
+ * directory left its rules, rg starts at once with those while the ignore
+ * files are read again (the scan costs ≈ 10% of a search of a large tree,
+ * and ripgrep's own walk needs the CPU less than the scan needs the
+ * syscalls); if the rules read now differ, that run is killed and waited
+ * for, and rg runs again with them. Either way the output returned is that
+ * of a run with the rules as they are now.
+ */
+async function searchWithRules(
+  resolved: ResolvedPath,
+  target: SearchTarget,
+  sandbox: Sandbox,
+  signal: AbortSignal,
+  run: (search: PreparedSearch, signal: AbortSignal) => Promise<BoundedRunResult>,
+  onSearch: (search: PreparedSearch) => void,
+): Promise<Searched> {
+  const key = resolved.stats!.isDirectory() ? `${resolved.root}\0${resolved.relative}` : undefined
+  const guess = key === undefined ? undefined : rememberedRules(key)
+  if (guess === undefined) {
+    const rules = await scanRules(resolved, target, sandbox, signal)
+    if (key !== undefined) rememberRules(key, rules)
+    const search = await prepareSearch(resolved, target, rules)
+    onSearch(search)
+    return { search, result: await run(search, signal) }
+  }
+  const early = await prepareSearch(resolved, target, guess)
+  const stop = new AbortController()
+  const link = linkSignals([signal, stop.signal])
+  // Attached at once: the run may fail (spawn error, abort) while the scan runs.
+  const running = run(early, link.signal).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  )
+  let rules: string
+  try {
+    rules = await scanRules(resolved, target, sandbox, signal)
+  } catch (error) {
+    stop.abort()
+    await running
+    link.release()
+    await removeScratch(early)
+    throw error
+  }
+  rememberRules(key!, rules)
+  if (rules === guess) {
+    onSearch(early)
+    const outcome = await running
+    link.release()
+    if ('error' in outcome) throw outcome.error
+    return { search: early, result: outcome.result }
+  }
+  stop.abort()
+  await running
+  link.release()
+  await removeScratch(early)
+  const search = await prepareSearch(resolved, target, rules)
+  onSearch(search)
+  return { search, result: await run(search, signal) }
 }
 
 /**
@@ -364,23 +432,29 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   }
   let search: PreparedSearch | undefined
   try {
-    search = await prepareSearch(resolved, target, sandbox, call.signal)
-    const result = await runBounded({
-      file: await ripgrepPath(),
-      args: ripgrepArgs(pattern, search.target.path, search.ignoreFile, linksChecked),
-      cwd: search.target.cwd,
-      env: buildSandboxEnv(process.env, sandbox.env),
-      // Filtered output loses lines: capture more, so what is kept can still fill the limit.
-      maxOutputBytes: linksChecked ? 2 * sandbox.maxOutputBytes : sandbox.maxOutputBytes,
-      timeoutMs: sandbox.timeoutMs,
-      signal: call.signal,
-      mergeStderr: false,
-      mode: 'head',
-      label: 'grep',
+    const file = await ripgrepPath()
+    const env = buildSandboxEnv(process.env, sandbox.env)
+    const run = (prepared: PreparedSearch, signal: AbortSignal): Promise<BoundedRunResult> =>
+      runBounded({
+        file,
+        args: ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked),
+        cwd: prepared.target.cwd,
+        env,
+        // Filtered output loses lines: capture more, so what is kept can still fill the limit.
+        maxOutputBytes: linksChecked ? 2 * sandbox.maxOutputBytes : sandbox.maxOutputBytes,
+        timeoutMs: sandbox.timeoutMs,
+        signal,
+        mergeStderr: false,
+        mode: 'head',
+        label: 'grep',
+      })
+    const searched = await searchWithRules(resolved, target, sandbox, call.signal, run, (prepared) => {
+      search = prepared
     })
+    const result = searched.result
     if (result.exitCode === 1 && result.outputBytes === 0) return ''
     if (result.exitCode !== 0) {
-      const stderr = errorText(result.stderr, search)
+      const stderr = errorText(result.stderr, searched.search)
       const message = stderr || `rg exited with code ${result.exitCode ?? result.signal}`
       throw new E_TOOL_GREP_FAILED(`grep failed: ${message}`, {
         details: { exitCode: result.exitCode, signal: result.signal, output: shown(result.output), stderr },
@@ -390,6 +464,6 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   } finally {
     // rg has exited: nothing needs the descriptor or the rules any more.
     void target.handle?.close().catch(() => undefined)
-    if (search?.scratch !== undefined) await rm(search.scratch, { recursive: true, force: true }).catch(() => undefined)
+    await removeScratch(search)
   }
 }

@@ -229,6 +229,43 @@ function rememberedListing(stats: BigIntStats): RememberedListing | undefined {
 }
 
 /**
+ * The rules the last scan of each searched directory gave, by root and
+ * relative path: `grep` starts rg with them while it scans again (a guess
+ * only: the run is thrown away when the scan disagrees). Bounded like the
+ * listings; rules files past {@link MAX_REMEMBERED_RULES_CHARS} are not kept.
+ */
+const lastRules = new Map<string, string>()
+const MAX_REMEMBERED_SEARCHES = 256
+const MAX_REMEMBERED_RULES_CHARS = 1024 * 1024
+
+/**
+ * The rules the last scan for `key` gave, if remembered.
+ *
+ * @param key - The searched directory: its root and relative path.
+ * @returns The rules file's text, `''` for none, `undefined` when unknown.
+ * @internal
+ */
+export function rememberedRules(key: string): string | undefined {
+  return lastRules.get(key)
+}
+
+/**
+ * Remember what a scan for `key` gave.
+ *
+ * @param key - The searched directory: its root and relative path.
+ * @param rules - The rules file's text.
+ * @internal
+ */
+export function rememberRules(key: string, rules: string): void {
+  if (rules.length > MAX_REMEMBERED_RULES_CHARS) {
+    lastRules.delete(key)
+    return
+  }
+  if (lastRules.size >= MAX_REMEMBERED_SEARCHES && !lastRules.has(key)) lastRules.clear()
+  lastRules.set(key, rules)
+}
+
+/**
  * Build the rules file for a search of a directory: the rules of every
  * ignore file in that directory, its subdirectories (those rg walks: not
  * hidden, not symlinks) and its ancestors up to the root — never above.

@@ -264,3 +264,51 @@ describe('grep remembers directory listings only while they hold', () => {
     expect(await find()).toEqual(['guessed.txt:1:FINDME'])
   })
 })
+
+describe('grep starts rg with the rules of the last search while it reads them again', () => {
+  /** Children of this process that are ripgrep, by /proc (a stale search left running would show here). */
+  const rgChildren = (): number[] =>
+    fs
+      .readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+          return Number(fields[1]) === process.pid && stat.includes('(rg)')
+        } catch {
+          return false
+        }
+      })
+      .map(Number)
+
+  it('answers with the rules as they are now when they changed since the last search, and leaves no rg behind', async () => {
+    // Enough files that the stale search is still running when the scan disagrees with it.
+    for (let i = 0; i < 400; i++) fs.writeFileSync(path.join(fx.root, 'sub', `bulk${i}.txt`), 'FINDME\n'.repeat(5))
+    const bulk = (await find()).filter((line) => line.includes('bulk')).length
+    expect(bulk).toBe(400 * 5)
+    // The rules change: the guess (no rules) is wrong and must not be what comes back.
+    fs.writeFileSync(path.join(fx.root, 'sub', '.ignore'), 'bulk*.txt\n')
+    expect(await find()).toEqual(GUESSED)
+    expect(rgChildren()).toEqual([])
+    // And back: the guess (bulk ignored) is wrong again.
+    fs.rmSync(path.join(fx.root, 'sub', '.ignore'))
+    expect((await find()).filter((line) => line.includes('bulk')).length).toBe(bulk)
+    expect(rgChildren()).toEqual([])
+    // Unchanged: the guess holds and its run is the answer.
+    expect((await find()).length).toBe(bulk + GUESSED.length)
+  })
+
+  it('a subdirectory search through the scratch tree gives the same lines with a right or a wrong guess', async () => {
+    fs.mkdirSync(path.join(fx.root, 'sub', 'deep'))
+    fs.writeFileSync(path.join(fx.root, 'sub', 'deep', 'a.txt'), 'FINDME\n')
+    fs.writeFileSync(path.join(fx.root, 'sub', 'deep', 'b.log'), 'FINDME\n')
+    fs.writeFileSync(path.join(fx.root, '.gitignore'), '*.log\n')
+    const first = await find(fx.tools, 'sub')
+    expect(first).toEqual(['sub/deep/a.txt:1:FINDME', 'sub/guessed.txt:1:FINDME'])
+    expect(await find(fx.tools, 'sub')).toEqual(first)
+    fs.writeFileSync(path.join(fx.root, '.gitignore'), '*.txt\n')
+    expect(await find(fx.tools, 'sub')).toEqual(['sub/deep/b.log:1:FINDME'])
+    expect(rgChildren()).toEqual([])
+  })
+})
