@@ -129,3 +129,24 @@ export async function asyncValidateOrThrow<T>(schema: Schema<T>, value: unknown,
     throw error
   }
 }
+
+/**
+ * A key that must not be given, refused with `message` (error type
+ * `any.unknown`, as `forbidden()` gives).
+ *
+ * @remarks
+ * `validator.any().forbidden().messages({...})` would do, but joi checks
+ * the `messages` preferences against its own meta-schemas, and loading
+ * those costs 15–25 ms the first time in a process; a schema built at
+ * import must not pay that. A message set on a rule (`rule({ message })`)
+ * is not checked that way, hence a custom rule in place of `forbidden()`.
+ *
+ * @param message - The joi message template (`{#label}` is the key).
+ * @returns The schema for the key.
+ * @internal
+ */
+export function forbiddenOption(message: string): Schema {
+  return Joi.any()
+    .custom((_value, helpers) => helpers.error('any.unknown'))
+    .rule({ message: { 'any.unknown': message } })
+}

@@ -14,6 +14,7 @@ import {
 import { hasBrand, isPlainObject } from '../utils/guards.js'
 import {
   ValidationException,
+  forbiddenOption,
   validateOrThrow,
   validator,
   withoutInputValues,
@@ -242,8 +243,8 @@ const rawToolSchema = validator
     name: validator
       .string()
       .pattern(/^[a-zA-Z0-9_-]{1,64}$/)
-      .required()
-      .messages({ 'string.pattern.base': '"name" must be 1 to 64 letters, digits, "_" or "-" (got {#value})' }),
+      .rule({ message: { 'string.pattern.base': '"name" must be 1 to 64 letters, digits, "_" or "-" (got {#value})' } })
+      .required(),
     description: validator.string().allow('').required(),
     inputSchema: validator
       .any()
@@ -251,25 +252,25 @@ const rawToolSchema = validator
       .custom((value, helpers) =>
         validator.isSchema(value) && (value as { type?: string }).type === 'object' ? value : helpers.error('any.invalid'),
       )
-      .messages({ 'any.invalid': '"inputSchema" must be a joi object schema' }),
+      .rule({ message: { 'any.invalid': '"inputSchema" must be a joi object schema' } }),
     handler: validator.func().required(),
     artifactConstructor: validator
       .func()
       .custom((value: (...args: unknown[]) => unknown, helpers) => (isClass(value) ? helpers.error('any.class') : value))
-      .messages({
-        'any.class':
-          '"artifactConstructor" must be a thunk returning the artifact class: pass () => {#value.name}, not {#value.name} itself',
+      .rule({
+        message: {
+          'any.class':
+            '"artifactConstructor" must be a thunk returning the artifact class: pass () => {#value.name}, not {#value.name} itself',
+        },
       }),
     meta: validator
       .any()
       .custom((value, helpers) => (Registry.isRegistry(value) || isPlainObject(value) ? value : helpers.error('any.invalid')))
-      .messages({ 'any.invalid': '"meta" must be a Registry or a plain object' }),
+      .rule({ message: { 'any.invalid': '"meta" must be a Registry or a plain object' } }),
     ephemeral: validator.boolean().default(false),
     // Removed (issue 12): stored and never read by anything. Refused by name
     // rather than ignored, so nobody relies on a guarantee that does not exist.
-    trusted: validator.any().forbidden().messages({
-      'any.unknown': '"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it',
-    }),
+    trusted: forbiddenOption('"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it'),
     onCollision: validator.string().valid('throw', 'replace', 'keep').default('throw'),
     sideEffect: validator.boolean().default(false),
     idempotent: validator.boolean(),

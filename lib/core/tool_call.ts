@@ -87,7 +87,7 @@ const rawToolCallSchema: ObjectSchema<RawToolCall> = validator
     results: validator
       .any()
       .custom((value, helpers) => (isSpooledArtifact(value) ? value : helpers.error('any.invalid')))
-      .messages({ 'any.invalid': '"results" must be a SpooledArtifact' }),
+      .rule({ message: { 'any.invalid': '"results" must be a SpooledArtifact' } }),
     error: validator.any(),
     createdAt: validator.date(),
     completedAt: validator.date(),

@@ -6,6 +6,7 @@
  */
 import type { PermissionRuleRef } from '../core/dispatch_context.js'
 import { E_INVALID_POLICY, errorSummary } from '../exceptions.js'
+import type { CustomHelpers } from 'joi'
 import { validator, type ObjectSchema } from '../validation.js'
 import { CommandPrefix } from './command_match.js'
 import { PathGlob } from './glob.js'
@@ -78,9 +79,23 @@ export interface RawPermissionPolicy {
   rules: PermissionRule[]
 }
 
-const TOOL_NAME = validator.string().pattern(/^(\*|[a-zA-Z0-9_-]{1,64})$/).messages({
-  'string.pattern.base': '{#label} must be a tool name (letters, digits, "_" or "-") or "*" (got {#value})',
-})
+/**
+ * `xor('paths', 'commands', 'when')` as a rule, with the same error types:
+ * a message on a rule is not checked against joi's meta-schemas, which
+ * `messages()` loads on first use (15–25 ms at import).
+ */
+function exactlyOneMatch(value: Record<string, unknown>, helpers: CustomHelpers): unknown {
+  const given = MATCH_KINDS.filter((kind) => value[kind] !== undefined)
+  if (given.length === 0) return helpers.error('object.missing', { peers: MATCH_KINDS, peersWithLabels: MATCH_KINDS })
+  if (given.length > 1) return helpers.error('object.xor', { main: given[0], mainWithLabel: given[0], peers: given, peersWithLabels: given })
+  return value
+}
+const MATCH_KINDS = ['paths', 'commands', 'when'] as const
+
+const TOOL_NAME = validator
+  .string()
+  .pattern(/^(\*|[a-zA-Z0-9_-]{1,64})$/)
+  .rule({ message: { 'string.pattern.base': '{#label} must be a tool name (letters, digits, "_" or "-") or "*" (got {#value})' } })
 const DECISION = validator.string().valid('allow', 'ask', 'deny')
 
 const ruleSchema = validator
@@ -93,8 +108,9 @@ const ruleSchema = validator
         commands: validator.array().items(validator.string().min(1).max(1_024)).min(1),
         when: validator.func(),
       })
-      .xor('paths', 'commands', 'when')
-      .messages({ 'object.missing': '{#label} needs one of "paths", "commands" or "when"', 'object.xor': '{#label} takes only one of "paths", "commands" or "when"' }),
+      // Not xor() + messages(): see exactlyOneMatch.
+      .custom(exactlyOneMatch)
+      .rule({ message: { 'object.missing': '{#label} needs one of "paths", "commands" or "when"', 'object.xor': '{#label} takes only one of "paths", "commands" or "when"' } }),
     decision: DECISION.required(),
     reason: validator.string().max(2_000),
   })

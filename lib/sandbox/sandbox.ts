@@ -7,7 +7,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
-import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { ValidationException, forbiddenOption, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 import { isNeverWritable, probeBubblewrap } from './bubblewrap.js'
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
@@ -238,7 +238,7 @@ function pathList(accept: (value: string) => boolean, rule: string) {
       .min(1)
       .pattern(/^[^\0]*$/, 'no NUL bytes')
       .custom((value: string, helpers) => (accept(value) ? value : helpers.error('any.invalid')))
-      .messages({ 'any.invalid': `{#label} ${rule}` }),
+      .rule({ message: { 'any.invalid': `{#label} ${rule}` } }),
   )
 }
 
@@ -259,7 +259,7 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
                 validator
                   .string()
                   .custom((value: string, helpers) => (isValidAllowlistEntry(value) ? value : helpers.error('any.invalid')))
-                  .messages({ 'any.invalid': '{#label} must be a host name, an IP address, "*.example.com" or "*"' }),
+                  .rule({ message: { 'any.invalid': '{#label} must be a host name, an IP address, "*.example.com" or "*"' } }),
               )
               .required(),
           })
@@ -286,15 +286,13 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
           .string()
           .pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)
           .custom((name: string, helpers) => (isForbiddenEnvName(name) ? helpers.error('any.invalid') : name))
-          .messages({ 'any.invalid': '{#label} may not be set in a sandbox (loader, runtime or proxy variable)' }),
+          .rule({ message: { 'any.invalid': '{#label} may not be set in a sandbox (loader, runtime or proxy variable)' } }),
         validator.string().pattern(/^[^\0]*$/, 'no NUL bytes'),
       )
       .default({}),
     // Removed (issue 12): it was stored and never read. Refused by name so a
     // caller who relied on it learns where spooling is configured.
-    spoolStore: validator.any().forbidden().messages({
-      'any.unknown': '{#label} is not a Sandbox option (it never had an effect): pass spoolStore to TurnRunner',
-    }),
+    spoolStore: forbiddenOption('{#label} is not a Sandbox option (it never had an effect): pass spoolStore to TurnRunner'),
     isolation: validator
       .object({
         filesystem: validator.boolean().default(true),
