@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { I32, V128, WASM_HEADER, compileSimd, functionBody, instantiate, leb, name, section } from '../utils/wasm_binary.js'
 
 /** Bytes the scanner works on at a time: chunks are copied into its memory window by window. */
 export const SCAN_WINDOW_BYTES = 64 * 1024
@@ -28,34 +29,6 @@ export interface NewlineScanner {
   /** Where the `n`-th (1-based) `\n` at or after `start`, before `end`, lies; `-1` when there are fewer. */
   nth(start: number, end: number, n: number): number
 }
-
-/** Unsigned LEB128, as the binary format encodes sizes and counts. */
-function leb(value: number): number[] {
-  const out: number[] = []
-  do {
-    let byte = value & 0x7f
-    value >>>= 7
-    if (value !== 0) byte |= 0x80
-    out.push(byte)
-  } while (value !== 0)
-  return out
-}
-
-function section(id: number, body: number[]): number[] {
-  return [id, ...leb(body.length), ...body]
-}
-
-function name(text: string): number[] {
-  return [...leb(text.length), ...Array.from(text, (c) => c.charCodeAt(0))]
-}
-
-function functionBody(locals: number[], code: number[]): number[] {
-  const body = [...locals, ...code, 0x0b]
-  return [...leb(body.length), ...body]
-}
-
-const I32 = 0x7f
-const V128 = 0x7b
 
 // count(start, end) -> i32; locals: 2 total, 3 splat
 const COUNT = [
@@ -109,7 +82,7 @@ const NTH = [
 function moduleBytes(): Uint8Array {
   const pages = (SCAN_WINDOW_BYTES + 16) / 65536 + 1
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...WASM_HEADER,
     ...section(1, [0x02, 0x60, 0x02, I32, I32, 0x01, I32, 0x60, 0x03, I32, I32, I32, 0x01, I32]),
     ...section(3, [0x02, 0x00, 0x01]),
     ...section(5, [0x01, 0x00, ...leb(Math.ceil(pages))]),
@@ -122,12 +95,6 @@ function moduleBytes(): Uint8Array {
   ])
 }
 
-/** The slice of the WebAssembly API used here (this project's TypeScript libs do not declare it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object
-  Instance: new (module: object) => { exports: Record<string, unknown> }
-}
-
 let compiled: object | null | undefined
 
 /**
@@ -138,17 +105,9 @@ let compiled: object | null | undefined
  * @internal
  */
 export function newlineScanner(): NewlineScanner | undefined {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly
-  if (compiled === undefined) {
-    try {
-      compiled = wasm === undefined ? null : new wasm.Module(moduleBytes())
-    } catch {
-      // No SIMD (or no WebAssembly at all, as under --jitless).
-      compiled = null
-    }
-  }
-  if (compiled === null || wasm === undefined) return undefined
-  const exports = new wasm.Instance(compiled).exports as {
+  if (compiled === undefined) compiled = compileSimd(moduleBytes())
+  if (compiled === null) return undefined
+  const exports = instantiate(compiled) as {
     memory: { buffer: ArrayBuffer }
     count: (start: number, end: number) => number
     nth: (start: number, end: number, n: number) => number

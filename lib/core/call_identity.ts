@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { canonicalStringify } from '../utils/canonical_json.js'
+import { canonicalStringify, canonicalStringifyDeferring } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
+import { sha256HexDeferred } from '../utils/long_string_hash.js'
 
 /**
  * `sha256hex(canonicalStringify({ tool, args }))` over the raw args.
@@ -36,10 +37,17 @@ export function callIdOf(toolName: string, args: unknown): string {
  * @throws `E_NOT_CANONICALIZABLE` for args JSON cannot represent.
  */
 export function strictCallIdOf(toolName: string, args: unknown): string {
-  if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') return sha256Hex(canonicalStringify({ tool: toolName, args }))
+  if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') {
+    const whole = canonicalStringifyDeferring({ tool: toolName, args })
+    return typeof whole === 'string' ? sha256Hex(whole) : sha256HexDeferred(whole)
+  }
   // The same text as canonicalStringify({ tool, args }) (keys "args" < "tool"),
   // without building and sorting the wrapper object on every call.
-  return sha256Hex(`{"args":${canonicalStringify(args)},"tool":${JSON.stringify(toolName)}}`)
+  const inner = canonicalStringifyDeferring(args)
+  if (typeof inner === 'string') return sha256Hex(`{"args":${inner},"tool":${JSON.stringify(toolName)}}`)
+  // A long string (a write's content): hashed as it is escaped, never
+  // stringified or concatenated (utils/long_string_hash.ts). Same digest.
+  return sha256HexDeferred({ text: `{"args":${inner.text},"tool":${JSON.stringify(toolName)}}`, strings: inner.strings })
 }
 
 /**

@@ -36,9 +36,57 @@ import { E_NOT_CANONICALIZABLE } from '../exceptions.js'
  * ```
  */
 export function canonicalStringify(value: unknown): string {
+  return canonicalise(value, new Ancestors(false))
+}
+
+/**
+ * Strings at least this long are left out of the text by
+ * {@link canonicalStringifyDeferring}: below it, `JSON.stringify` of the
+ * string costs less than setting up the streaming hash (measured:
+ * docs/performance.md, "callId").
+ *
+ * @internal
+ */
+export const LONG_STRING_CHARS = 1024
+
+/**
+ * A canonical text with its long strings left out: each is one U+0000 in
+ * `text` (quotes included), in the order of `strings`. Canonical JSON never
+ * holds a raw U+0000 otherwise (`JSON.stringify` escapes it in strings and
+ * keys), so the placeholders cannot be confused with content.
+ *
+ * @internal
+ */
+export interface DeferredText {
+  /** The canonical text, one U+0000 in place of each long string. */
+  readonly text: string
+  /** The long strings, in text order. */
+  readonly strings: readonly string[]
+}
+
+/**
+ * {@link canonicalStringify}, but every string of at least
+ * {@link LONG_STRING_CHARS} UTF-16 units is left out, for a caller that
+ * hashes it without building the text (the callId of a large `write`).
+ * Same walk, same order, same errors.
+ *
+ * @param value - Any JSON-like value.
+ * @returns The text itself when no string was long (no extra allocation on
+ *   that path), else the text with placeholders and the strings.
+ * @throws {@link E_NOT_CANONICALIZABLE} as {@link canonicalStringify} does.
+ * @internal
+ */
+export function canonicalStringifyDeferring(value: unknown): string | DeferredText {
+  const ancestors = new Ancestors(true)
+  const text = canonicalise(value, ancestors)
+  const strings = ancestors.deferred
+  return strings === undefined ? text : { text, strings }
+}
+
+function canonicalise(value: unknown, ancestors: Ancestors): string {
   let text: string | undefined
   try {
-    text = serialise(value, '', new Ancestors())
+    text = serialise(value, '', ancestors)
   } catch (error) {
     if (error instanceof RangeError) {
       throw new E_NOT_CANONICALIZABLE('Value is nested too deeply to canonicalise', { cause: error })
@@ -55,14 +103,19 @@ export function canonicalStringify(value: unknown): string {
 const SHALLOW_DEPTH = 32
 
 /**
- * The objects on the path from the root to the current value, for cycle
- * detection. Tool args are shallow, where an array scan is several times
+ * The state of one walk: the objects on the path from the root to the
+ * current value, for cycle detection, and the long strings left out. Tool args are shallow, where an array scan is several times
  * cheaper than `Set` bookkeeping; past {@link SHALLOW_DEPTH} a `Set` takes
  * over so pathological nesting stays linear.
  */
 class Ancestors {
   readonly #stack: object[] = []
   #deep: Set<object> | undefined
+  /** The long strings left out so far (see {@link canonicalStringifyDeferring}). */
+  deferred: string[] | undefined
+
+  /** @param defers - Whether long strings are left out of the text. */
+  constructor(readonly defers: boolean) {}
 
   has(object: object): boolean {
     return this.#deep !== undefined ? this.#deep.has(object) : this.#stack.includes(object)
@@ -90,6 +143,10 @@ class Ancestors {
 function serialise(value: unknown, key: string | number, ancestors: Ancestors): string | undefined {
   switch (typeof value) {
     case 'string':
+      if (value.length >= LONG_STRING_CHARS && ancestors.defers) {
+        ;(ancestors.deferred ??= []).push(value)
+        return '\u0000'
+      }
       return JSON.stringify(value)
     case 'number':
       if (!Number.isFinite(value)) {
