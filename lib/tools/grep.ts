@@ -447,6 +447,8 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         mergeStderr: false,
         mode: 'head',
         label: 'grep',
+        // rg with these arguments never starts another program.
+        singleProcess: true,
       })
     const searched = await searchWithRules(resolved, target, sandbox, call.signal, run, (prepared) => {
       search = prepared
