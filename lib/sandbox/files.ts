@@ -382,7 +382,11 @@ async function readBytes(resolved: ResolvedPath, source: ReadSource, stats: Stat
   let filled = 0
   let position = 0
   while (filled <= limit) {
-    const wanted = Math.min(limit + 1 - filled, Math.max(stats.size - filled + 1, 65_536))
+    // The first read asks for the stat size plus one byte (so EOF shows at
+    // once, and a small file's buffer comes from Node's pool instead of a
+    // fresh 64 KiB allocation per read); a file that grew, or reports size
+    // 0, is read on 64 KiB at a time.
+    const wanted = Math.min(limit + 1 - filled, filled === 0 && stats.size > 0 ? stats.size + 1 : Math.max(stats.size - filled + 1, 65_536))
     // allocUnsafe: only the bytesRead bytes that read() overwrote are ever used.
     const chunk = Buffer.allocUnsafe(wanted)
     const bytesRead = await source.read(chunk, wanted, position)
