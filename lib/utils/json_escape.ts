@@ -120,8 +120,8 @@ export interface JsonEscaper {
   escape(length: number): Uint8Array
   /**
    * Whether the last {@link JsonEscaper.escape} may have seen U+FFFD (its
-   * UTF-8 begins with 0xEF, which is what this reports; it can also be a
-   * byte just past the input). `TextEncoder` writes U+FFFD for a lone
+   * UTF-8 begins with 0xEF, which is what this reports, counting only the
+   * input's own bytes). `TextEncoder` writes U+FFFD for a lone
    * surrogate, which `JSON.stringify` would have written as `\udxxx`.
    */
   sawEF(): boolean
@@ -157,6 +157,9 @@ function createEscaper(): JsonEscaper | null {
     escape: (length) => {
       // Past the window the module would read its own table and output.
       if (!(length >= 0 && length <= ESCAPE_WINDOW_BYTES)) throw new RangeError(`escape length ${length} is outside the window`)
+      // The last block's load runs up to 15 bytes past the input; what an
+      // earlier, longer input left there must not raise the 0xEF flag.
+      memory.fill(0, length, length + 16)
       return output.subarray(0, run(length))
     },
     sawEF: () => memory[FLAG] !== 0,

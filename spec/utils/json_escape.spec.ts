@@ -97,6 +97,15 @@ describe('jsonEscaper', () => {
     expect(escaper.sawEF()).toBe(false)
   })
 
+  it('does not report a 0xEF byte that an earlier, longer input left just past this one', () => {
+    const escaper = theEscaper()
+    for (const length of [0, 1, 15, 16, 17, 100, ESCAPE_WINDOW_BYTES - 1]) {
+      escaper.input.fill(0xef)
+      escaped(escaper, Buffer.alloc(length, 'x'))
+      expect(escaper.sawEF(), `input of ${length} bytes`).toBe(false)
+    }
+  })
+
   it('is undefined under node --jitless, and the callId is the same formula', () => {
     const script = `
       const { jsonEscaper } = await import(${JSON.stringify(new URL('../../lib/utils/json_escape.ts', import.meta.url).href)})
