@@ -146,7 +146,9 @@ export async function asyncValidateOrThrow<T>(schema: Schema<T>, value: unknown,
  * @internal
  */
 export function forbiddenOption(message: string): Schema {
+  // optional(): like joi's forbidden(), absent is fine even under presence: 'required'.
   return Joi.any()
+    .optional()
     .custom((_value, helpers) => helpers.error('any.unknown'))
     .rule({ message: { 'any.unknown': message } })
 }

@@ -83,6 +83,17 @@ describe('custom messages read as before', () => {
     expect(detailsOf(permissionPolicySchema, { rules: [{ tool: 'read', match: { paths: ['x'], commands: ['y'] }, decision: 'deny' }] })).toEqual([
       { type: 'object.xor', message: '"rules[0].match" takes only one of "paths", "commands" or "when"', path: ['rules', 0, 'match'] },
     ])
+    // The error's context is the one joi's own xor() gives (code reading it sees the same fields).
+    const contextOf = (error: { details: { context?: object }[] } | undefined) => {
+      const { peers, peersWithLabels, present, presentWithLabels } = (error?.details[0]?.context ?? {}) as Record<string, unknown>
+      return { peers, peersWithLabels, present, presentWithLabels }
+    }
+    const joiXor = validator.object({ paths: validator.any(), commands: validator.any(), when: validator.any() }).xor('paths', 'commands', 'when')
+    for (const match of [{ paths: ['x'], commands: ['y'] }, { paths: ['x'], commands: ['y'], when: () => true }, {}]) {
+      const ours = contextOf(permissionPolicySchema.validate({ rules: [{ tool: 'read', match, decision: 'deny' }] }).error)
+      expect(ours).toEqual(contextOf(joiXor.validate(match).error))
+      expect(ours.peers).toEqual(['paths', 'commands', 'when'])
+    }
     expect(() => parsePermissionPolicy(JSON.stringify({ rules: [{ tool: 'read', match: { paths: ['x'], commands: ['y'] }, decision: 'deny' }] }))).toThrow(
       /takes only one of "paths", "commands" or "when"/,
     )

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ValidationException, asyncValidateOrThrow, validateOrThrow, validator } from '../lib/index.js'
+import { forbiddenOption } from '../lib/validation.js'
 
 const schema = validator.object({
   name: validator.string().required(),
@@ -40,5 +41,17 @@ describe('asyncValidateOrThrow', () => {
     })
     await expect(asyncValidateOrThrow(lookup, { user: 'ada' })).resolves.toEqual({ user: 'ADA' })
     await expect(asyncValidateOrThrow(schema, {})).rejects.toBeInstanceOf(ValidationException)
+  })
+})
+
+describe('forbiddenOption', () => {
+  const options = validator.object({ kept: validator.string(), gone: forbiddenOption('"gone" was removed: drop it') })
+
+  it('refuses the option by name with its message, and leaves its absence alone, even under presence: required', () => {
+    expect(options.validate({ kept: 'x', gone: 1 }).error?.details.map((d) => [d.type, d.message])).toEqual([['any.unknown', '"gone" was removed: drop it']])
+    expect(options.validate({ kept: 'x', gone: undefined }).error).toBeUndefined()
+    expect(options.validate({ kept: 'x' }, { presence: 'required' }).error).toBeUndefined()
+    // The control: the other key is required under that preference.
+    expect(options.validate({}, { presence: 'required' }).error?.details.map((d) => d.path.join('.'))).toEqual(['kept'])
   })
 })

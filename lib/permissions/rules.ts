@@ -87,7 +87,8 @@ export interface RawPermissionPolicy {
 function exactlyOneMatch(value: Record<string, unknown>, helpers: CustomHelpers): unknown {
   const given = MATCH_KINDS.filter((kind) => value[kind] !== undefined)
   if (given.length === 0) return helpers.error('object.missing', { peers: MATCH_KINDS, peersWithLabels: MATCH_KINDS })
-  if (given.length > 1) return helpers.error('object.xor', { main: given[0], mainWithLabel: given[0], peers: given, peersWithLabels: given })
+  // The same context joi's own xor() gives: every peer, then the ones present.
+  if (given.length > 1) return helpers.error('object.xor', { peers: MATCH_KINDS, peersWithLabels: MATCH_KINDS, present: given, presentWithLabels: given })
   return value
 }
 const MATCH_KINDS = ['paths', 'commands', 'when'] as const

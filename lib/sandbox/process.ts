@@ -55,8 +55,9 @@ export interface BoundedRunOptions {
   contained?: boolean | undefined
   /**
    * The program starts no other process: the kit's own ripgrep, whose
-   * arguments are fixed (`--no-config`, never `--pre` or `--search-zip`,
-   * the only ways rg runs another program). Killing its group is enough,
+   * arguments are fixed (`--no-config`, so no config file can add flags;
+   * never `--pre`, `--search-zip` or `--hostname-bin`, the ways rg runs
+   * another program). Killing its group is enough,
    * so no `/proc` tracking is needed (a scan of every process during the
    * search, measured at ≈ 3 ms of a 70 ms search of a large tree).
    */

@@ -447,7 +447,8 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         mergeStderr: false,
         mode: 'head',
         label: 'grep',
-        // rg with these arguments never starts another program.
+        // rg with these arguments never starts another program: no --pre,
+        // --search-zip or --hostname-bin, and --no-config keeps them out.
         singleProcess: true,
       })
     const searched = await searchWithRules(resolved, target, sandbox, call.signal, run, (prepared) => {

@@ -14,6 +14,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createTools } from '../../lib/index.js'
+import { rememberRules, rememberedRules, rememberedRulesSize } from '../../lib/tools/grep_ignore.js'
 import { call, failure, makeFixture, type Fixture } from './helpers.js'
 
 let fx: Fixture
@@ -310,5 +311,23 @@ describe('grep starts rg with the rules of the last search while it reads them a
     fs.writeFileSync(path.join(fx.root, '.gitignore'), '*.txt\n')
     expect(await find(fx.tools, 'sub')).toEqual(['sub/deep/b.log:1:FINDME'])
     expect(rgChildren()).toEqual([])
+  })
+
+  it('keeps at most 4 Mi characters of remembered rules, however many large rule sets it sees', () => {
+    const large = 'x'.repeat(512 * 1024)
+    for (let i = 0; i < 100; i++) {
+      rememberRules(`/root\0big${i}`, large + i)
+      // The newest guess is always there, and the whole stays within the bound.
+      expect(rememberedRules(`/root\0big${i}`)).toBe(large + i)
+      expect(rememberedRulesSize().chars).toBeLessThanOrEqual(4 * 1024 * 1024)
+    }
+    // Remembering a key again replaces its rules instead of counting them twice.
+    const before = rememberedRulesSize()
+    rememberRules('/root\0big99', large + 99)
+    expect(rememberedRulesSize()).toEqual(before)
+    // A rules file past 1 Mi characters is not kept, and forgets the stale guess for its key.
+    rememberRules('/root\0big99', 'y'.repeat(1024 * 1024 + 1))
+    expect(rememberedRules('/root\0big99')).toBeUndefined()
+    expect(rememberedRulesSize().chars).toBe(before.chars - (large + 99).length - '/root\0big99'.length)
   })
 })
