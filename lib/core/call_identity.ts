@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { canonicalStringify, canonicalStringifyDeferring } from '../utils/canonical_json.js'
+import { canonicalStringify, canonicalStringifyDeferring, type DeferredText } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
 import { sha256HexDeferred } from '../utils/long_string_hash.js'
 
@@ -37,17 +37,37 @@ export function callIdOf(toolName: string, args: unknown): string {
  * @throws `E_NOT_CANONICALIZABLE` for args JSON cannot represent.
  */
 export function strictCallIdOf(toolName: string, args: unknown): string {
+  const id = pendingCallIdOf(toolName, args)
+  return typeof id === 'string' ? id : sha256HexDeferred(id)
+}
+
+/**
+ * {@link strictCallIdOf}, except that when the args hold a long string (a
+ * `write`'s content) the hashing is left to the caller: the canonical text
+ * around the long strings is built now (so every check and error happens
+ * now), and the strings themselves are kept. JavaScript strings are
+ * immutable, so hashing it later with {@link sha256HexDeferred} gives the
+ * id of the args as they were at this call, whatever happens to the args
+ * object meanwhile.
+ *
+ * @param toolName - The tool's name.
+ * @param args - The raw args.
+ * @returns The callId, or what to hash for it.
+ * @throws `E_NOT_CANONICALIZABLE` for args JSON cannot represent.
+ * @internal
+ */
+export function pendingCallIdOf(toolName: string, args: unknown): string | DeferredText {
   if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') {
     const whole = canonicalStringifyDeferring({ tool: toolName, args })
-    return typeof whole === 'string' ? sha256Hex(whole) : sha256HexDeferred(whole)
+    return typeof whole === 'string' ? sha256Hex(whole) : whole
   }
   // The same text as canonicalStringify({ tool, args }) (keys "args" < "tool"),
   // without building and sorting the wrapper object on every call.
   const inner = canonicalStringifyDeferring(args)
   if (typeof inner === 'string') return sha256Hex(`{"args":${inner},"tool":${JSON.stringify(toolName)}}`)
-  // A long string (a write's content): hashed as it is escaped, never
-  // stringified or concatenated (utils/long_string_hash.ts). Same digest.
-  return sha256HexDeferred({ text: `{"args":${inner.text},"tool":${JSON.stringify(toolName)}}`, strings: inner.strings })
+  // A long string: hashed as it is escaped, never stringified or
+  // concatenated (utils/long_string_hash.ts). Same digest.
+  return { text: `{"args":${inner.text},"tool":${JSON.stringify(toolName)}}`, strings: inner.strings }
 }
 
 /**

@@ -21,7 +21,9 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
-import { callIdOf, idempotencyKeyOf, strictCallIdOf } from './call_identity.js'
+import type { DeferredText } from '../utils/canonical_json.js'
+import { sha256HexDeferred } from '../utils/long_string_hash.js'
+import { callIdOf, idempotencyKeyOf, pendingCallIdOf } from './call_identity.js'
 import type { DispatchContext, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
@@ -499,9 +501,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * @returns The prepared call.
    */
   async prepare(args: unknown, ctx: Pick<DispatchContext, 'id' | 'idempotencyScope'>): Promise<PreparedCall<Args>> {
-    let callId: string
+    // With a long string in the args (a write's content) the hashing waits
+    // for the first read of callId: a call nobody observes (no listener, no
+    // journal, no gate) never hashes its content. Checks and errors happen here.
+    let callId: string | DeferredText
     try {
-      callId = strictCallIdOf(this.name, args)
+      callId = pendingCallIdOf(this.name, args)
     } catch (cause) {
       const error = new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${this.name}": ${errorSummary(cause)}`, {
         cause,
@@ -550,7 +555,6 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   // Written without per-call closures: this path runs thousands of times per
   // task and its overhead is budgeted against bare validation + hashing.
   async #start(ctx: DispatchContext, prepared: ValidCall<Args>): Promise<ToolResult> {
-    const callId = prepared.callId
     // The permission gate: after validation, before any event or handler. A
     // refusal (TOOL_DENIED) is thrown as is, never wrapped: the handler never ran.
     // One object per run is both what the gate is asked about and the
@@ -566,7 +570,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     const startedAt = Date.now()
     const started = performance.now()
     try {
-      ctx.emitToolExecutionStart(startEvent(this.name, ctx.id, callId, prepared, startedAt))
+      ctx.emitToolExecutionStart(startEvent(this.name, ctx.id, prepared, startedAt))
     } catch (error) {
       warnListenerError(error)
     }
@@ -576,12 +580,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     } catch (cause) {
       const error = new E_TOOL_DOWNSTREAM_ERROR(`${this.name} failed: ${errorSummary(cause)}`, {
         cause,
-        details: { toolName: this.name, callId, causeCode: (cause as { code?: unknown } | null)?.code },
+        details: { toolName: this.name, callId: prepared.callId, causeCode: (cause as { code?: unknown } | null)?.code },
       })
-      this.#emitEnd(ctx, callId, startedAt, started, error)
+      this.#emitEnd(ctx, prepared, startedAt, started, error)
       throw error
     }
-    this.#emitEnd(ctx, callId, startedAt, started, undefined)
+    this.#emitEnd(ctx, prepared, startedAt, started, undefined)
     return result
   }
 
@@ -601,13 +605,14 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
   }
 
-  #emitEnd(ctx: DispatchContext, callId: string, startedAt: number, started: number, error: unknown): void {
+  #emitEnd(ctx: DispatchContext, prepared: ValidCall<Args>, startedAt: number, started: number, error: unknown): void {
     const durationMs = performance.now() - started
     const isError = error !== undefined
+    const pending = hasPendingCallId(prepared)
     const event: ToolExecutionEndEvent = {
       toolName: this.name,
       turnId: ctx.id,
-      callId,
+      callId: pending ? '' : prepared.callId,
       startedAt,
       endedAt: startedAt + Math.round(durationMs),
       durationMs,
@@ -615,6 +620,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     // Added only on failure (no spread of a fresh object on every success).
     if (isError) event.error = error
+    if (pending) readsCallIdOf(event, prepared)
     try {
       ctx.emitToolExecutionEnd(event)
     } catch (listenerError) {
@@ -652,15 +658,36 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
  * The start event. Without `redact` its `args` are the validated args; with
  * it, `args` is an enumerable getter that runs the redaction on first read
  * (spread, `JSON.stringify` and `structuredClone` read it like a field), so
- * a context nobody listens to never pays for it.
+ * a context nobody listens to never pays for it. A callId still to be
+ * hashed is read through the same way.
  */
-function startEvent(toolName: string, turnId: string, callId: string, prepared: ValidCall, startedAt: number): ToolExecutionStartEvent {
-  if (!(prepared instanceof Prepared) || !prepared.redactsLazily) {
-    return { toolName, turnId, callId, args: prepared.loggedArgs, startedAt }
+function startEvent(toolName: string, turnId: string, prepared: ValidCall, startedAt: number): ToolExecutionStartEvent {
+  const pending = hasPendingCallId(prepared)
+  if (!pending && (!(prepared instanceof Prepared) || !prepared.redactsLazily)) {
+    return { toolName, turnId, callId: prepared.callId, args: prepared.loggedArgs, startedAt }
   }
-  const event = { toolName, turnId, callId, args: undefined as unknown, startedAt }
-  Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
+  const event = { toolName, turnId, callId: '', args: undefined as unknown, startedAt }
+  if (pending) readsCallIdOf(event, prepared)
+  if (prepared instanceof Prepared && prepared.redactsLazily) {
+    Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
+  } else {
+    event.args = prepared.loggedArgs
+  }
   return event
+}
+
+/** Whether `prepared`'s callId is still to be hashed (a long string in its args). */
+function hasPendingCallId(prepared: ValidCall): boolean {
+  return prepared instanceof Prepared && prepared.callIdPending
+}
+
+/**
+ * Make `target.callId` an enumerable getter over `prepared.callId` (hashed
+ * on the first read, then remembered by the prepared call): spread,
+ * `JSON.stringify` and `structuredClone` read it like a field.
+ */
+function readsCallIdOf(target: { callId: string }, prepared: { readonly callId: string }): void {
+  Object.defineProperty(target, 'callId', { enumerable: true, configurable: true, get: () => prepared.callId })
 }
 
 /**
@@ -670,13 +697,15 @@ function startEvent(toolName: string, turnId: string, callId: string, prepared: 
  * this is the hottest path of the kit.
  */
 class CallInfo implements ToolCallInfo, GatedToolCall {
-  readonly callId: string
+  // An own field, or (callId still to be hashed) an own enumerable getter.
+  readonly callId!: string
   readonly toolName: string
   readonly signal: AbortSignal
   readonly #prepared: Prepared<any>
 
   constructor(prepared: Prepared<any>, signal: AbortSignal) {
-    this.callId = prepared.callId
+    if (prepared.callIdPending) readsCallIdOf(this, prepared)
+    else this.callId = prepared.callId
     this.toolName = prepared.toolName
     this.signal = signal
     this.#prepared = prepared
@@ -706,7 +735,9 @@ class CallInfo implements ToolCallInfo, GatedToolCall {
 /** A prepared call; the idempotency key is hashed on first read (most handlers never look at it), and so is a redaction. */
 class Prepared<Args> {
   readonly toolName: string
-  readonly callId: string
+  // An own field; while a long string's hash is pending, an own enumerable
+  // getter that hashes once and becomes the field.
+  readonly callId!: string
   readonly ok: boolean
   readonly args: Args | undefined
   readonly error: E_INVALID_TOOL_ARGS | undefined
@@ -717,11 +748,12 @@ class Prepared<Args> {
   #idempotencyKey: string | undefined
   #loggedArgs: unknown
   #redactor: ((args: Args) => unknown) | undefined
+  #pendingCallId: DeferredText | undefined
 
   constructor(
     issuer: object,
     toolName: string,
-    callId: string,
+    callId: string | DeferredText,
     ctx: { readonly id: string; readonly idempotencyScope?: string | undefined },
     loggedArgs: unknown,
     ok: boolean,
@@ -730,7 +762,12 @@ class Prepared<Args> {
     redactor?: (args: Args) => unknown,
   ) {
     this.toolName = toolName
-    this.callId = callId
+    if (typeof callId === 'string') {
+      this.callId = callId
+    } else {
+      this.#pendingCallId = callId
+      Object.defineProperty(this, 'callId', { enumerable: true, configurable: true, get: () => this.#hashCallId() })
+    }
     this.#loggedArgs = loggedArgs
     this.#redactor = redactor
     this.ok = ok
@@ -744,6 +781,18 @@ class Prepared<Args> {
   /** Whether `value` is a call prepared by `tool`. */
   static isIssuedBy(value: unknown, tool: object): boolean {
     return value instanceof Prepared && value.#issuer === tool
+  }
+
+  /** Whether {@link Prepared.callId} is still to be hashed. */
+  get callIdPending(): boolean {
+    return this.#pendingCallId !== undefined
+  }
+
+  #hashCallId(): string {
+    const callId = sha256HexDeferred(this.#pendingCallId!)
+    this.#pendingCallId = undefined
+    Object.defineProperty(this, 'callId', { value: callId, enumerable: true, writable: true, configurable: true })
+    return callId
   }
 
   /** Whether {@link Prepared.loggedArgs} is still to be computed by the tool's `redact`. */

@@ -468,6 +468,48 @@ describe('Tool.executor events and results', () => {
     expect(redactions).toBe(2)
   })
 
+  it('hashes a long string for the callId only when something reads it, and gives the formula of the args as they were (issue 17)', async () => {
+    const infos: ToolCallInfo[] = []
+    const tool = new Tool({
+      name: 'store',
+      description: '',
+      inputSchema: validator.object({ path: validator.string().required(), content: validator.string().required() }),
+      redact: (args: { content: string }) => ({ contentBytes: args.content.length }),
+      handler: async (_args, _ctx, _meta, call) => {
+        infos.push(call)
+        return 'ok'
+      },
+    })
+    const content = 'line of text \u00e9 "quoted" \\ \n'.repeat(4_000) + '\ud83d\ude00'
+    const args = { path: 'a.txt', content }
+    const expected = sha256Hex(canonicalStringify({ tool: 'store', args: { path: 'a.txt', content } }))
+    const ctx = createDispatchContext()
+    const prepared = await tool.executor(ctx).prepare(args)
+    // Not hashed yet: the callId is an accessor until its first read.
+    expect(typeof Object.getOwnPropertyDescriptor(prepared, 'callId')?.get).toBe('function')
+    // The args object changing afterwards does not change the id: the strings were kept as they were.
+    args.content = 'something else'
+    expect(prepared.callId).toBe(expected)
+    expect(Object.getOwnPropertyDescriptor(prepared, 'callId')?.value).toBe(expected)
+    expect(prepared.idempotencyKey).toBe(sha256Hex(canonicalStringify({ scope: ctx.id, callId: expected })))
+
+    // Through the executor, with listeners: events and the call info read it like a field.
+    const { ctx: observed, starts, ends } = recordingContext()
+    await tool.executor(observed)({ path: 'a.txt', content })
+    expect(starts.map((event) => event.callId)).toEqual([expected])
+    expect(ends.map((event) => event.callId)).toEqual([expected])
+    expect(JSON.parse(JSON.stringify(starts[0])).callId).toBe(expected)
+    expect({ ...ends[0] }.callId).toBe(expected)
+    expect(structuredClone({ ...starts[0], args: undefined }).callId).toBe(expected)
+    expect(starts[0]!.args).toEqual({ contentBytes: content.length })
+    expect(infos.at(-1)!.callId).toBe(expected)
+    expect({ ...infos.at(-1)! }.callId).toBe(expected)
+    expect(JSON.parse(JSON.stringify(infos.at(-1))).callId).toBe(expected)
+    // A short call is hashed at once, as before.
+    const small = await tool.executor(ctx).prepare({ path: 'a.txt', content: 'short' })
+    expect(Object.getOwnPropertyDescriptor(small, 'callId')?.value).toBe(sha256Hex(canonicalStringify({ tool: 'store', args: { path: 'a.txt', content: 'short' } })))
+  })
+
   it('passes the call info: callId, toolName, ctx.abortSignal, and a scoped idempotency key', async () => {
     const calls: ToolCallInfo[] = []
     const tool = new Tool({
