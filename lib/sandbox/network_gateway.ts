@@ -110,24 +110,20 @@ export class NetworkGateway {
    */
   async lease(client: ProxyClient): Promise<GatewayLease> {
     if (this.#closed) throw new Error('the sandbox was closed')
-    const { child, pid } = await this.#start()
-    const id = this.#nextId++
-    child.channel?.ref()
-    let opened: { port: number; server: Server }
+    let holder = this.#start()
+    let opened: { port: number; server: Server; pid: number }
     try {
-      opened = await new Promise((resolve, reject) => {
-        this.#pending.set(id, { resolve, reject })
-        child.send({ op: 'listen', id }, (error) => {
-          if (error) {
-            this.#pending.delete(id)
-            reject(error)
-          }
-        })
-      })
-    } finally {
-      if (this.#pending.size === 0) child.channel?.unref()
+      opened = await this.#listen(await holder)
+    } catch (error) {
+      // A holder killed from outside fails the request it gets before the
+      // kit has seen its exit; a new one takes its place, once.
+      const dead = await holder.then(({ child }) => exitedSoon(child), () => false)
+      if (!dead || this.#closed) throw error
+      if (this.#holder === holder) this.#holder = undefined
+      holder = this.#start()
+      opened = await this.#listen(await holder)
     }
-    const { port, server } = opened
+    const { port, server, pid } = opened
     const sockets = new Set<Socket>()
     server.on('connection', (socket: Socket) => {
       if (sockets.size >= MAX_CONNECTIONS_PER_COMMAND) {
@@ -156,6 +152,26 @@ export class NetworkGateway {
     }
     this.#leases.add(lease)
     return lease
+  }
+
+  /** Ask the holder for a listener inside its namespace. */
+  async #listen({ child, pid }: { child: ChildProcess; pid: number }): Promise<{ port: number; server: Server; pid: number }> {
+    const id = this.#nextId++
+    child.channel?.ref()
+    try {
+      const { port, server } = await new Promise<{ port: number; server: Server }>((resolve, reject) => {
+        this.#pending.set(id, { resolve, reject })
+        child.send({ op: 'listen', id }, (error) => {
+          if (error) {
+            this.#pending.delete(id)
+            reject(error)
+          }
+        })
+      })
+      return { port, server, pid }
+    } finally {
+      if (this.#pending.size === 0) child.channel?.unref()
+    }
   }
 
   /** Stop the namespace's holder and every connection. Idempotent. */
@@ -266,6 +282,23 @@ function proxyEnvironment(port: number): Record<string, string> {
     NODE_USE_ENV_PROXY: '1',
     NODE_OPTIONS: `--require=${NODE_PROXY_PRELOAD_TARGET}`,
   }
+}
+
+/** Whether `child` has exited, or does within a second (its exit can trail a failed request). */
+async function exitedSoon(child: ChildProcess): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return true
+  return await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('exit', onExit)
+      resolve(false)
+    }, 1_000)
+    timer.unref()
+    const onExit = (): void => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    child.once('exit', onExit)
+  })
 }
 
 function stop(child: ChildProcess): void {

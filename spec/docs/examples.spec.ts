@@ -57,6 +57,6 @@ describe('docs/examples', () => {
         timeout: 120_000,
       })
       for (const fact of EXPECTED[file] ?? []) expect(stdout).toContain(fact)
-    })
+    }, 150_000)
   }
 })

@@ -203,7 +203,7 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
 
     const model = scriptedModel([callsStep({ toolCallId: 'slow', toolName: 'waiter', input: { wait: true } }), textStep('ok')])
     const running = generateText({ model: model.model, tools, prompt: 'go', stopWhen: stepCountIs(3), abortSignal: controller.signal })
-    await vi.waitFor(() => expect(waiting).toBe(true))
+    await vi.waitFor(() => expect(waiting).toBe(true), { timeout: 10_000 })
     expect(signalSeen?.aborted).toBe(false)
     expect(getEventListeners(ctx.abortSignal, 'abort')).toHaveLength(1)
     ctx.abort(new Error('turn over'))

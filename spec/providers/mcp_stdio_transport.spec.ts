@@ -180,7 +180,7 @@ describe('createMcpServer on McpStdioServerTransport, driven by the SDK Client',
     const client = new Client({ name: 'c', version: '1' })
     await client.connect(clientSide(toServer, fromServer))
     const seen: { progress: number; message?: string }[] = []
-    const result = await client.callTool({ name: 'slow', arguments: { ms: 200 } }, undefined, { onprogress: (p) => seen.push(p) })
+    const result = await client.callTool({ name: 'slow', arguments: { ms: 1000 } }, undefined, { onprogress: (p) => seen.push(p) })
     expect(result.content).toEqual([{ type: 'text', text: 'done' }])
     expect(seen.length).toBeGreaterThanOrEqual(2)
     expect(seen.map((p) => p.progress)).toEqual(seen.map((_p, i) => i + 1))

@@ -51,7 +51,7 @@ describe('Sandbox isolation option', () => {
   })
 
   it('with isolation: { pid: false } the command is a direct child, and a timeout still kills its process group', async () => {
-    const fx = makeFixture({ isolation: { filesystem: false, network: false, pid: false }, timeoutMs: 1500 })
+    const fx = makeFixture({ isolation: { filesystem: false, network: false, pid: false }, timeoutMs: 3000 })
     try {
       const out = String(await call(fx.tools.bash, { cmd: 'sh', args: ['-c', 'echo $PPID'] }))
       expect(Number(out.trim())).toBe(process.pid)

@@ -648,7 +648,7 @@ describe('OS sandbox: processes and descriptors', () => {
     expect(out).toMatch(/^opt-out: \/dev\/null$/m)
     expect(out).toMatch(/^raw: wrote$/m)
     expect(received.join('')).toBe('from-raw\n')
-  }, 30_000)
+  })
 })
 
 describe('OS sandbox: everyday commands run (no word guard where the kernel cuts the network)', () => {

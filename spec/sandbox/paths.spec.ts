@@ -228,6 +228,7 @@ describe('a directory swapped for a symlink between check and use', () => {
     fs.mkdirSync(inner)
     fs.writeFileSync(path.join(inner, 'secret.txt'), 'INSIDE\n')
     const swapper = startDirectorySwapper(fx)
+    await swapper.ready
     let flips = 0
 
     const outcomes = { ok: 0, refused: 0 }

@@ -279,7 +279,8 @@ describe('bash: timeouts and cancellation leave no process behind', () => {
     const script = [
       `setsid sh -c '${readyThenSleep('bg.pid', marker)}' >/dev/null 2>&1 &`,
       'while [ ! -s bg.pid ]; do sleep 0.05; done',
-      'sleep 0.6',
+      // Long enough for the tracker (a scan about every 250 ms) to see the escapee on a loaded machine.
+      'sleep 2',
       'echo done',
     ].join('\n')
     expect(await call(tools.bash, { cmd: 'sh', args: ['-c', script] })).toBe('done\n')
@@ -288,7 +289,7 @@ describe('bash: timeouts and cancellation leave no process behind', () => {
 
   it('a command that exited is not turned into TOOL_TIMEOUT while an escapee holds its pipes', async () => {
     // Before: the deadline (1.5 s) fell while the pipes drained (up to 2 s) and the success became TOOL_TIMEOUT.
-    const tools = createTools({ rootDir: fx.root, timeoutMs: 1500, isolation: { filesystem: false, network: false, pid: false } })
+    const tools = createTools({ rootDir: fx.root, timeoutMs: 2000, isolation: { filesystem: false, network: false, pid: false } })
     const marker = uniqueSleep()
     const script = `(setsid sh -c '${readyThenSleep('esc.pid', marker)}' &); while [ ! -s esc.pid ]; do sleep 0.05; done; echo done`
     try {

@@ -143,6 +143,7 @@ describe('grep', () => {
     fs.mkdirSync(inner)
     fs.writeFileSync(path.join(inner, 'secret.txt'), 'INSIDE\n')
     const swapper = startDirectorySwapper(fx)
+    await swapper.ready
     let flips = 0
 
     const outcomes = { found: 0, refused: 0 }

@@ -178,6 +178,8 @@ export function isAlive(pid: number): boolean {
 export interface DirectorySwapper {
   /** Stop the process and wait for it; resolves with how many swaps it made. */
   stop(): Promise<number>
+  /** Settles once the first flip is done: a race loop started before it could end before the swapping begins. */
+  readonly ready: Promise<void>
 }
 
 /**
@@ -203,7 +205,7 @@ export function startDirectorySwapper(fx: Fixture): DirectorySwapper {
          spin();
          try { fs.unlinkSync(inner); fs.renameSync(parked, inner); } catch {}
          spin();
-         flips++;
+         if (flips++ === 0) process.stdout.write('ready\\n');
        }
        try { fs.unlinkSync(inner) } catch {}
        try { fs.renameSync(parked, inner) } catch {}
@@ -215,15 +217,23 @@ export function startDirectorySwapper(fx: Fixture): DirectorySwapper {
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
-  let flips = ''
-  flipper.stdout!.on('data', (chunk: Buffer) => (flips += chunk.toString()))
+  let output = ''
+  let markReady!: () => void
+  const ready = new Promise<void>((resolve) => (markReady = resolve))
+  flipper.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+    if (output.startsWith('ready\n')) markReady()
+  })
   const exited = new Promise((resolve) => flipper.on('exit', resolve))
+  // A flipper that dies before its first flip must not leave a spec waiting forever.
+  void exited.then(() => markReady())
   return {
+    ready,
     async stop() {
       fs.writeFileSync(stopFile, '')
       await exited
       fs.unlinkSync(stopFile)
-      return Number(flips)
+      return Number(output.trim().split('\n').at(-1))
     },
   }
 }

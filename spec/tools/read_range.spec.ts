@@ -158,6 +158,7 @@ describe('read by line range', () => {
     fs.mkdirSync(inner)
     fs.writeFileSync(path.join(inner, 'secret.txt'), 'INSIDE\n')
     const swapper = startDirectorySwapper(fx)
+    await swapper.ready
     const codes = new Set<string>()
     let ok = 0
     try {
