@@ -38,7 +38,7 @@ export function callIdOf(toolName: string, args: unknown): string {
  */
 export function strictCallIdOf(toolName: string, args: unknown): string {
   const id = pendingCallIdOf(toolName, args)
-  return typeof id === 'string' ? id : sha256HexDeferred(id)
+  return typeof id === 'string' ? id : id.value
 }
 
 /**
@@ -56,18 +56,99 @@ export function strictCallIdOf(toolName: string, args: unknown): string {
  * @throws `E_NOT_CANONICALIZABLE` for args JSON cannot represent.
  * @internal
  */
-export function pendingCallIdOf(toolName: string, args: unknown): string | DeferredText {
+export function pendingCallIdOf(toolName: string, args: unknown): string | PendingCallId {
+  let deferred: DeferredText
   if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') {
     const whole = canonicalStringifyDeferring({ tool: toolName, args })
-    return typeof whole === 'string' ? sha256Hex(whole) : whole
+    if (typeof whole === 'string') return sha256Hex(whole)
+    deferred = whole
+  } else {
+    // The same text as canonicalStringify({ tool, args }) (keys "args" < "tool"),
+    // without building and sorting the wrapper object on every call.
+    const inner = canonicalStringifyDeferring(args)
+    if (typeof inner === 'string') return sha256Hex(`{"args":${inner},"tool":${JSON.stringify(toolName)}}`)
+    // A long string: hashed as it is escaped, never stringified or
+    // concatenated (utils/long_string_hash.ts). Same digest.
+    deferred = { text: `{"args":${inner.text},"tool":${JSON.stringify(toolName)}}`, strings: inner.strings }
   }
-  // The same text as canonicalStringify({ tool, args }) (keys "args" < "tool"),
-  // without building and sorting the wrapper object on every call.
-  const inner = canonicalStringifyDeferring(args)
-  if (typeof inner === 'string') return sha256Hex(`{"args":${inner},"tool":${JSON.stringify(toolName)}}`)
-  // A long string: hashed as it is escaped, never stringified or
-  // concatenated (utils/long_string_hash.ts). Same digest.
-  return { text: `{"args":${inner.text},"tool":${JSON.stringify(toolName)}}`, strings: inner.strings }
+  // Where the hash could fail (JSON.stringify, the fallback for lone
+  // surrogates and --jitless, passing V8's string limit), it fails here, as
+  // it always did, not at some later read.
+  if (deferred.strings.some((string) => string.length > EAGER_HASH_CHARS)) return sha256HexDeferred(deferred)
+  return new PendingCallId(deferred)
+}
+
+/**
+ * Strings longer than this are hashed in `prepare` even so: escaped by
+ * `JSON.stringify` (up to 6 characters each, `\u00xx`), a longer one could
+ * pass V8's limit of 2^29 − 24 characters and throw.
+ *
+ * @internal
+ */
+export const EAGER_HASH_CHARS = Math.floor(((2 ** 29 - 24) - 2) / 6)
+
+/**
+ * A callId still to be hashed, shared by everything that exposes it (the
+ * prepared call, the call info, the events): the first read hashes, every
+ * later read gets the same id, and the text and strings are dropped then.
+ * It holds nothing else of the call, so an event a listener keeps does not
+ * keep the call's args alive through it.
+ *
+ * @internal
+ */
+export class PendingCallId {
+  #deferred: DeferredText | undefined
+  #id: string | undefined
+
+  /** @param deferred - What {@link sha256HexDeferred} hashes. */
+  constructor(deferred: DeferredText) {
+    this.#deferred = deferred
+  }
+
+  /** Whether the id is hashed already. */
+  get ready(): boolean {
+    return this.#id !== undefined
+  }
+
+  /** The callId, hashed on the first read. */
+  get value(): string {
+    if (this.#id === undefined) {
+      this.#id = sha256HexDeferred(this.#deferred!)
+      this.#deferred = undefined
+    }
+    return this.#id
+  }
+}
+
+/**
+ * Give `target` a `callId` read from `pending`: an own enumerable accessor
+ * (spread, `JSON.stringify` and `structuredClone` read it like a field)
+ * that turns itself into a plain writable field on the first read or write,
+ * so `util.inspect` shows the id from then on and a listener may assign it.
+ * On a frozen target it stays an accessor, answering from `pending`.
+ *
+ * @param target - The object to give the field.
+ * @param pending - The shared pending id.
+ * @internal
+ */
+export function defineLazyCallId(target: object, pending: PendingCallId): void {
+  Object.defineProperty(target, 'callId', {
+    enumerable: true,
+    configurable: true,
+    get(this: object) {
+      const id = pending.value
+      settleCallId(this, id)
+      return id
+    },
+    set(this: object, value: unknown) {
+      settleCallId(this, value)
+    },
+  })
+}
+
+function settleCallId(target: object, value: unknown): void {
+  if (!Object.isExtensible(target) || Object.isFrozen(target)) return
+  Object.defineProperty(target, 'callId', { value, writable: true, enumerable: true, configurable: true })
 }
 
 /**

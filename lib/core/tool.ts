@@ -21,9 +21,7 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
-import type { DeferredText } from '../utils/canonical_json.js'
-import { sha256HexDeferred } from '../utils/long_string_hash.js'
-import { callIdOf, idempotencyKeyOf, pendingCallIdOf } from './call_identity.js'
+import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCallIdOf } from './call_identity.js'
 import type { DispatchContext, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
@@ -504,7 +502,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     // With a long string in the args (a write's content) the hashing waits
     // for the first read of callId: a call nobody observes (no listener, no
     // journal, no gate) never hashes its content. Checks and errors happen here.
-    let callId: string | DeferredText
+    let callId: string | PendingCallId
     try {
       callId = pendingCallIdOf(this.name, args)
     } catch (cause) {
@@ -608,7 +606,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   #emitEnd(ctx: DispatchContext, prepared: ValidCall<Args>, startedAt: number, started: number, error: unknown): void {
     const durationMs = performance.now() - started
     const isError = error !== undefined
-    const pending = hasPendingCallId(prepared)
+    const pending = unhashedCallId(prepared)
     const event: ToolExecutionEndEvent = {
       toolName: this.name,
       turnId: ctx.id,
@@ -620,7 +618,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     // Added only on failure (no spread of a fresh object on every success).
     if (isError) event.error = error
-    if (pending) readsCallIdOf(event, prepared)
+    if (pending) defineLazyCallId(event, pending)
     try {
       ctx.emitToolExecutionEnd(event)
     } catch (listenerError) {
@@ -662,12 +660,12 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
  * hashed is read through the same way.
  */
 function startEvent(toolName: string, turnId: string, prepared: ValidCall, startedAt: number): ToolExecutionStartEvent {
-  const pending = hasPendingCallId(prepared)
+  const pending = unhashedCallId(prepared)
   if (!pending && (!(prepared instanceof Prepared) || !prepared.redactsLazily)) {
     return { toolName, turnId, callId: prepared.callId, args: prepared.loggedArgs, startedAt }
   }
   const event = { toolName, turnId, callId: '', args: undefined as unknown, startedAt }
-  if (pending) readsCallIdOf(event, prepared)
+  if (pending) defineLazyCallId(event, pending)
   if (prepared instanceof Prepared && prepared.redactsLazily) {
     Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
   } else {
@@ -676,18 +674,10 @@ function startEvent(toolName: string, turnId: string, prepared: ValidCall, start
   return event
 }
 
-/** Whether `prepared`'s callId is still to be hashed (a long string in its args). */
-function hasPendingCallId(prepared: ValidCall): boolean {
-  return prepared instanceof Prepared && prepared.callIdPending
-}
-
-/**
- * Make `target.callId` an enumerable getter over `prepared.callId` (hashed
- * on the first read, then remembered by the prepared call): spread,
- * `JSON.stringify` and `structuredClone` read it like a field.
- */
-function readsCallIdOf(target: { callId: string }, prepared: { readonly callId: string }): void {
-  Object.defineProperty(target, 'callId', { enumerable: true, configurable: true, get: () => prepared.callId })
+/** `prepared`'s callId while it is still to be hashed (a long string in its args). */
+function unhashedCallId(prepared: ValidCall): PendingCallId | undefined {
+  const pending = prepared instanceof Prepared ? prepared.pendingCallId : undefined
+  return pending?.ready === false ? pending : undefined
 }
 
 /**
@@ -704,7 +694,8 @@ class CallInfo implements ToolCallInfo, GatedToolCall {
   readonly #prepared: Prepared<any>
 
   constructor(prepared: Prepared<any>, signal: AbortSignal) {
-    if (prepared.callIdPending) readsCallIdOf(this, prepared)
+    const pending = prepared.pendingCallId
+    if (pending?.ready === false) defineLazyCallId(this, pending)
     else this.callId = prepared.callId
     this.toolName = prepared.toolName
     this.signal = signal
@@ -736,7 +727,7 @@ class CallInfo implements ToolCallInfo, GatedToolCall {
 class Prepared<Args> {
   readonly toolName: string
   // An own field; while a long string's hash is pending, an own enumerable
-  // getter that hashes once and becomes the field.
+  // accessor that hashes once and becomes the field (defineLazyCallId).
   readonly callId!: string
   readonly ok: boolean
   readonly args: Args | undefined
@@ -748,12 +739,15 @@ class Prepared<Args> {
   #idempotencyKey: string | undefined
   #loggedArgs: unknown
   #redactor: ((args: Args) => unknown) | undefined
-  #pendingCallId: DeferredText | undefined
+  // The shared pending id, for the call info and events of this call;
+  // undefined when hashed in `prepare`. Private: a prepared call's own
+  // enumerable fields are what a spread or JSON of it shows.
+  readonly #pendingCallId: PendingCallId | undefined
 
   constructor(
     issuer: object,
     toolName: string,
-    callId: string | DeferredText,
+    callId: string | PendingCallId,
     ctx: { readonly id: string; readonly idempotencyScope?: string | undefined },
     loggedArgs: unknown,
     ok: boolean,
@@ -766,7 +760,7 @@ class Prepared<Args> {
       this.callId = callId
     } else {
       this.#pendingCallId = callId
-      Object.defineProperty(this, 'callId', { enumerable: true, configurable: true, get: () => this.#hashCallId() })
+      defineLazyCallId(this, callId)
     }
     this.#loggedArgs = loggedArgs
     this.#redactor = redactor
@@ -783,16 +777,9 @@ class Prepared<Args> {
     return value instanceof Prepared && value.#issuer === tool
   }
 
-  /** Whether {@link Prepared.callId} is still to be hashed. */
-  get callIdPending(): boolean {
-    return this.#pendingCallId !== undefined
-  }
-
-  #hashCallId(): string {
-    const callId = sha256HexDeferred(this.#pendingCallId!)
-    this.#pendingCallId = undefined
-    Object.defineProperty(this, 'callId', { value: callId, enumerable: true, writable: true, configurable: true })
-    return callId
+  /** The callId while it is still to be hashed, shared with the call info and events. */
+  get pendingCallId(): PendingCallId | undefined {
+    return this.#pendingCallId
   }
 
   /** Whether {@link Prepared.loggedArgs} is still to be computed by the tool's `redact`. */

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process'
+import util from 'node:util'
 import { describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import {
@@ -20,6 +22,7 @@ import {
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,
 } from '../../lib/index.js'
+import { EAGER_HASH_CHARS } from '../../lib/core/call_identity.js'
 
 const inputSchema = validator.object({
   city: validator.string().required().description('City name'),
@@ -508,6 +511,69 @@ describe('Tool.executor events and results', () => {
     // A short call is hashed at once, as before.
     const small = await tool.executor(ctx).prepare({ path: 'a.txt', content: 'short' })
     expect(Object.getOwnPropertyDescriptor(small, 'callId')?.value).toBe(sha256Hex(canonicalStringify({ tool: 'store', args: { path: 'a.txt', content: 'short' } })))
+  })
+
+  it('a pending callId works on a frozen prepared call, becomes a plain field once read, and can be assigned on an event', async () => {
+    const tool = new Tool({
+      name: 'store',
+      description: '',
+      inputSchema: validator.object({ content: validator.string().required() }),
+      handler: async () => 'ok',
+    })
+    const content = 'x'.repeat(5_000)
+    const expected = sha256Hex(canonicalStringify({ tool: 'store', args: { content } }))
+    const executor = tool.executor(createDispatchContext())
+    const frozen = Object.freeze(await executor.prepare({ content }))
+    expect(frozen.callId).toBe(expected)
+    expect(frozen.callId).toBe(expected)
+    expect(await executor.run(frozen)).toBe('ok')
+
+    const { ctx, starts, ends } = recordingContext()
+    ctx.on('toolExecutionEnd', (event) => {
+      // Strict mode: assigning a read-only accessor would throw.
+      event.callId = `${event.callId}!`
+    })
+    await tool.executor(ctx)({ content })
+    expect(ends[0]!.callId).toBe(`${expected}!`)
+    // Read once, the start event's accessor is a plain field: util.inspect shows the id, not [Getter].
+    expect(starts[0]!.callId).toBe(expected)
+    expect(Object.getOwnPropertyDescriptor(starts[0], 'callId')?.value).toBe(expected)
+    expect(util.inspect(starts[0])).toContain(expected)
+  })
+
+  it("an event kept by a listener does not keep the call's args alive through its pending callId", () => {
+    const script = `
+      const { Tool, createDispatchContext, validator } = await import(${JSON.stringify(new URL('../../lib/index.ts', import.meta.url).href)})
+      const refs = []
+      const tool = new Tool({
+        name: 'store', description: '',
+        inputSchema: validator.object({ content: validator.string().required() }),
+        handler: async (args) => { refs.push(new WeakRef(args)); return 'ok' },
+      })
+      const ctx = createDispatchContext()
+      const kept = []
+      ctx.on('toolExecutionEnd', (event) => kept.push(event))
+      for (let i = 0; i < 3; i++) await tool.executor(ctx)({ content: String(i).repeat(100_000) })
+      const unread = [...refs]
+      for (const event of kept) void event.callId
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      globalThis.gc()
+      process.stdout.write(JSON.stringify({ events: kept.length, alive: unread.filter((ref) => ref.deref() !== undefined).length, ids: kept.map((event) => event.callId.length) }))
+    `
+    const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })
+    expect(result.status, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ events: 3, alive: 0, ids: [64, 64, 64] })
+  })
+
+  it('hashes a string too long to escape safely later in prepare, as before', async () => {
+    const tool = new Tool({
+      name: 'store',
+      description: '',
+      inputSchema: validator.object({ content: validator.string().required() }),
+      handler: async () => 'ok',
+    })
+    const prepared = await tool.executor(createDispatchContext()).prepare({ content: 'x'.repeat(EAGER_HASH_CHARS + 1) })
+    expect(Object.getOwnPropertyDescriptor(prepared, 'callId')?.value).toMatch(/^[0-9a-f]{64}$/)
   })
 
   it('passes the call info: callId, toolName, ctx.abortSignal, and a scoped idempotency key', async () => {
