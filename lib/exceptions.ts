@@ -201,11 +201,15 @@ export interface ExceptionClass {
  * ```
  */
 export function createException(message: string, code: string, status = 500): ExceptionClass {
-  return class extends BaseException {
+  const exception = class extends BaseException {
     static override code = code
     static override status = status
     static override message = message
   }
+  // An instance's name is its class's: without this it would be '' (an
+  // anonymous class), and `String(error)` and stacks would lose the code.
+  Object.defineProperty(exception, 'name', { value: code })
+  return exception
 }
 
 // ---------------------------------------------------------------------------

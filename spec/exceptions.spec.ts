@@ -44,6 +44,11 @@ describe('exceptions', () => {
     expect(e.code).toBe('E_QUOTA')
     expect(e.status).toBe(429)
     expect(e.details).toEqual({ limit: 5 })
+    // Named after its code, like the built-in classes: String(), stacks and toJSON show it.
+    expect(e.name).toBe('E_QUOTA')
+    expect(String(e)).toBe('E_QUOTA: Quota exceeded')
+    expect(e.stack?.split('\n')[0]).toBe('E_QUOTA: Quota exceeded')
+    expect(e.toJSON().name).toBe('E_QUOTA')
   })
 
   it('toJSON gives a plain, serialisable view with the cause summarised', () => {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { runJournalAudit } from './journal_audit.js'
 import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../runner/postgres_journal.js'
 import { writeOut, type CliIo } from './io.js'
@@ -20,7 +21,7 @@ export const JOURNAL_URL_ENV = 'TOOLSMITH_JOURNAL_URL'
  * @param parsed - The parsed command line.
  * @param io - The streams.
  * @returns 0 when the schema exists afterwards.
- * @throws {@link CliUsageError} for a missing subcommand or URL; `E_JOURNAL_UNAVAILABLE`
+ * @throws {@link CliUsageError} for a missing subcommand or URL, or one that is not PostgreSQL's; `E_JOURNAL_UNAVAILABLE`
  *   (printed in one line, without the password) when the database refuses.
  */
 export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
@@ -48,7 +49,14 @@ export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<
   }
   const url = parsed.postgres ?? process.env[JOURNAL_URL_ENV]
   if (!url) throw new CliUsageError(`journal migrate needs --postgres URL (or ${JOURNAL_URL_ENV} in the environment)`, 'journal')
-  const { target } = parsePostgresUrl(url)
+  let target: string
+  try {
+    ;({ target } = parsePostgresUrl(url))
+  } catch (error) {
+    // Not a PostgreSQL URL: the command line is wrong, not the database.
+    if (error instanceof E_INVALID_OPTIONS) throw new CliUsageError(error.message, 'journal')
+    throw error
+  }
   const journal = new PostgresJournal(url, { schema })
   try {
     await journal.migrate()

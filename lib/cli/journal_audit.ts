@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { existsSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import type { ToolCallJournal, ToolCallPermission, ToolCallRow } from '../runner/journal.js'
@@ -26,15 +26,30 @@ const INPUT_CHARS = 80
  * @param io - The streams.
  * @param defaultUrl - The PostgreSQL URL from the environment, used when no store is named.
  * @returns 0 once the report is printed.
- * @throws {@link CliUsageError} when no store or several are named; `E_INVALID_OPTIONS` for a
- *   journal file that does not exist; `E_JOURNAL_UNAVAILABLE` when PostgreSQL refuses.
+ * @throws {@link CliUsageError} when no store or several are named, for a journal file
+ *   that does not exist, is a directory or is not a journal, and for a URL that is not
+ *   PostgreSQL's; `E_JOURNAL_UNAVAILABLE` when PostgreSQL refuses.
  */
 export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defaultUrl: string | undefined): Promise<number> {
   const named = [parsed.jsonl && '--jsonl', parsed.sqlite && '--sqlite', parsed.postgres && '--postgres'].filter(Boolean)
   if (named.length > 1) throw new CliUsageError(`journal audit reads one journal; got ${named.join(' and ')}`, 'journal')
-  const journal = openJournal(parsed, defaultUrl)
+  const file = journalFile(parsed)
+  let journal: ToolCallJournal | undefined
+  let rows: ToolCallRow[]
   try {
-    const rows = await journal.list(parsed.run === undefined ? {} : { runId: parsed.run })
+    journal = openJournal(parsed, defaultUrl, file)
+    rows = await journal.list(parsed.run === undefined ? {} : { runId: parsed.run })
+  } catch (error) {
+    if (journal !== undefined) await close(journal).catch(() => undefined)
+    throw notAJournal(error, file)
+  }
+  // A crash can cut a JSONL journal's last line, so unreadable lines are
+  // skipped; a file none of whose lines is a row is not a journal at all.
+  if (file?.kind === 'JSONL' && rows.length === 0 && statSync(file.path).size > 0 && parsed.run === undefined) {
+    await close(journal)
+    throw new CliUsageError(`${file.path} is not a JSONL journal: none of its lines is a journal row`, 'journal')
+  }
+  try {
     if (parsed.json) {
       const lines = rows.filter((row) => row.permissionJson != null).map((row) => JSON.stringify(auditEntry(row)))
       await writeOut(io.stdout, lines.map((line) => `${line}\n`).join(''))
@@ -47,17 +62,40 @@ export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defa
   return 0
 }
 
-function openJournal(parsed: ParsedCommandLine, defaultUrl: string | undefined): ToolCallJournal {
+/** The journal file the command line names, checked: it exists and is not a directory. */
+function journalFile(parsed: ParsedCommandLine): { path: string; kind: 'JSONL' | 'SQLite' } | undefined {
   for (const [file, kind] of [[parsed.jsonl, 'JSONL'], [parsed.sqlite, 'SQLite']] as const) {
     if (file === undefined) continue
     if (file === '') throw new CliUsageError(`--${kind === 'JSONL' ? 'jsonl' : 'sqlite'} needs a journal file`, 'journal')
+    const path = resolve(file)
     // Reading must not create: a mistyped path would otherwise audit a new, empty journal.
-    if (!existsSync(file)) throw new E_INVALID_OPTIONS(`No ${kind} journal at ${resolve(file)}`, { details: { file: resolve(file) } })
-    return kind === 'JSONL' ? new JsonlJournal(file) : new SqliteJournal(file)
+    const stats = statSync(path, { throwIfNoEntry: false })
+    if (stats === undefined) throw new CliUsageError(`No ${kind} journal at ${path}`, 'journal')
+    if (stats.isDirectory()) throw new CliUsageError(`${path} is a directory, not a ${kind} journal`, 'journal')
+    return { path, kind }
   }
+  return undefined
+}
+
+function openJournal(parsed: ParsedCommandLine, defaultUrl: string | undefined, file: { path: string; kind: 'JSONL' | 'SQLite' } | undefined): ToolCallJournal {
+  if (file !== undefined) return file.kind === 'JSONL' ? new JsonlJournal(file.path) : new SqliteJournal(file.path)
   const url = parsed.postgres ?? defaultUrl
   if (!url) throw new CliUsageError('journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL', 'journal')
   return new PostgresJournal(url, { schema: parsed.schema ?? 'toolsmith' })
+}
+
+/**
+ * What the command line got wrong, as a usage error: a file SQLite cannot
+ * read as a database, or a URL that is not PostgreSQL's. Anything else (the
+ * database refusing, a read failing) is passed on as it is.
+ */
+function notAJournal(error: unknown, file: { path: string; kind: 'JSONL' | 'SQLite' } | undefined): unknown {
+  const code = (error as { code?: unknown } | null)?.code
+  if (file?.kind === 'SQLite' && typeof code === 'string' && /^SQLITE_(NOTADB|CANTOPEN|CORRUPT)/.test(code)) {
+    return new CliUsageError(`${file.path} is not a SQLite journal (${code}: ${(error as Error).message})`, 'journal')
+  }
+  if (error instanceof E_INVALID_OPTIONS) return new CliUsageError(error.message, 'journal')
+  return error
 }
 
 async function close(journal: ToolCallJournal): Promise<void> {

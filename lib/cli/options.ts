@@ -87,7 +87,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   try {
     parsed = parseArgs({ args: [...argv], options: ALL_OPTIONS, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new CliUsageError(firstLine((error as Error).message), commandOf(argv))
+    throw new CliUsageError(ambiguousValue(argv, error) ?? firstLine((error as Error).message), commandOf(argv))
   }
   const { values, positionals } = parsed
   const [command, ...args] = positionals
@@ -135,6 +135,19 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     run: values.run,
     json: values.json === true,
   }
+}
+
+/**
+ * `parseArgs` refuses a value that starts with "-" (`--timeout-ms -5`) as
+ * "ambiguous"; say what is wrong with it instead, as for any other bad value.
+ */
+function ambiguousValue(argv: readonly string[], error: unknown): string | undefined {
+  if ((error as { code?: unknown }).code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return undefined
+  const option = /Option '(--[a-z-]+)' argument is ambiguous/.exec((error as Error).message)?.[1]
+  if (option === undefined) return undefined
+  const value = argv[argv.indexOf(option) + 1] ?? ''
+  if (option === '--timeout-ms' || option === '--max-output-bytes') return `${option} needs a positive integer (got "${value}")`
+  return `${option} needs a value; to give one that starts with "-", write ${option}=${value}`
 }
 
 function positiveInteger(option: string, text: string, command: string | undefined): number {

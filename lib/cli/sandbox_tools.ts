@@ -36,8 +36,21 @@ export function commandSandbox(options: SandboxOptions, command: string): Sandbo
   try {
     return withRefusingProxy(new Sandbox(options), options)
   } catch (error) {
-    throw new CliUsageError(oneLine(errorSummary(error)), command)
+    throw new CliUsageError(asFlags(oneLine(errorSummary(error))), command)
   }
+}
+
+/** The library's option names in a sandbox error, as the flags the user typed. */
+const FLAGS: readonly (readonly [RegExp, string])[] = [
+  [/"maxOutputBytes"/g, '--max-output-bytes'],
+  [/"timeoutMs"/g, '--timeout-ms'],
+  [/"allowNetwork\.domains\[\d+\]"/g, '--allow-domain'],
+]
+
+function asFlags(message: string): string {
+  let text = message.replace(/^E_INVALID_OPTIONS: Invalid sandbox options: /, '')
+  for (const [name, flag] of FLAGS) text = text.replace(name, flag)
+  return text
 }
 
 /**

@@ -67,9 +67,12 @@ is unavailable; journal: the database refused), 2 usage error.
   mcp: `Usage: toolsmith mcp [options]
 
 Serve read, write, edit, grep and bash over the Model Context Protocol on
-stdin/stdout, sandboxed to --root. Point any MCP client at this command.
-Example client configuration:
-  { "command": "npx", "args": ["toolsmith", "mcp", "--root", "/path/to/project"] }
+stdin/stdout, sandboxed to --root. Point any MCP client at this command,
+with absolute paths (a client does not start in your project, so a bare
+"npx toolsmith" would look on the registry):
+  { "command": "node",
+    "args": ["/path/to/project/node_modules/toolsmith/dist/cli/main.js",
+             "mcp", "--root", "/path/to/project"] }
 
 ${COMMON}
   --policy FILE            Permission policy (JSON, see docs/permissions.md): a denied

@@ -52,6 +52,13 @@ describe.concurrent('toolsmith help and usage errors', () => {
     [['call', 'nope', '{}'], 'Unknown tool "nope"'],
     [['describe', '--provider', 'bogus'], 'Unknown provider "bogus"'],
     [['describe', '--max-output-bytes', 'lots'], '--max-output-bytes needs a positive integer'],
+    // A value that starts with "-" is not node's "argument is ambiguous", and range errors name the flag.
+    [['describe', '--timeout-ms', '-5'], 'toolsmith: --timeout-ms needs a positive integer (got "-5")'],
+    [['describe', '--max-output-bytes', '-1'], 'toolsmith: --max-output-bytes needs a positive integer (got "-1")'],
+    [['describe', '--schema', '-x'], 'toolsmith: --schema needs a value; to give one that starts with "-", write --schema=-x'],
+    [['describe', '--max-output-bytes', '10'], 'toolsmith: --max-output-bytes must be greater than or equal to 64'],
+    [['describe', '--timeout-ms', '99999999'], 'toolsmith: --timeout-ms must be less than or equal to 3600000'],
+    [['call', 'read', '{"path":"x"}', '--allow-domain', 'bad_host!'], 'toolsmith: --allow-domain must be a host name'],
     [['describe', '--bogus'], "Unknown option '--bogus'"],
     [['demo', '--provider', 'openai'], 'does not apply to "demo"'],
     [['call', 'read', '{"path":"x"}', '--root', '/definitely/not/here'], '--root /definitely/not/here does not exist'],

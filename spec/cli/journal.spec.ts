@@ -98,14 +98,19 @@ describe('toolsmith journal migrate', () => {
     expect(run.stdout).toContain('ALTER TABLE "toolsmith".tool_calls ADD COLUMN IF NOT EXISTS permission_json text')
   }, 60_000)
 
-  it('fails in one line, without the password, on wrong credentials and bad URLs (exit 1)', async () => {
-    for (const url of [pg.url.replace(pg.password, 'wrong-s3cr3t'), 'mysql://root:wrong-s3cr3t@localhost/x']) {
-      const run = await runCli(['journal', 'migrate', '--postgres', url])
-      expect(run.code).toBe(1)
-      const lines = errorLines(run.stderr)
-      expect(lines).toHaveLength(1)
-      expect(lines[0]).toMatch(/^toolsmith: (E_JOURNAL_UNAVAILABLE|E_INVALID_OPTIONS): /)
-      expect(run.stderr).not.toContain('wrong-s3cr3t')
+  it("fails in one line, without the password, on wrong credentials (exit 1) and on a URL that is not PostgreSQL's (exit 2: usage)", async () => {
+    for (const [url, code, pattern] of [
+      [pg.url.replace(pg.password, 'wrong-s3cr3t'), 1, /^toolsmith: E_JOURNAL_UNAVAILABLE: /],
+      ['mysql://root:wrong-s3cr3t@localhost/x', 2, /^toolsmith: Not a PostgreSQL URL.*\(see "toolsmith journal --help"\)$/],
+    ] as const) {
+      for (const sub of code === 2 ? ['migrate', 'audit'] : ['migrate']) {
+        const run = await runCli(['journal', sub, '--postgres', url])
+        expect(run.code).toBe(code)
+        const lines = errorLines(run.stderr)
+        expect(lines).toHaveLength(1)
+        expect(lines[0]).toMatch(pattern)
+        expect(run.stderr).not.toContain('wrong-s3cr3t')
+      }
     }
   }, 60_000)
 
@@ -232,13 +237,24 @@ describe('toolsmith journal audit', () => {
     })
   }, 120_000)
 
-  it('refuses a journal file that does not exist (exit 1, nothing created) and a command line naming no store or two (exit 2)', async () => {
+  it('refuses a journal file that does not exist (nothing created), is a directory or is not a journal, and a command line naming no store or two (exit 2, one line, no raw errno)', async () => {
     const dir = trackedMkdtemp(join(tmpdir(), 'toolsmith-audit-'))
-    const missing = await runCli(['journal', 'audit', '--sqlite', join(dir, 'nope.db')])
-    expect(missing.code).toBe(1)
-    expect(errorLines(missing.stderr)).toEqual([`toolsmith: E_INVALID_OPTIONS: No SQLite journal at ${join(dir, 'nope.db')}`])
-    const { existsSync } = await import('node:fs')
+    const { existsSync, writeFileSync } = await import('node:fs')
+    writeFileSync(join(dir, 'notes.txt'), 'not a journal\nat all\n')
+    for (const [args, line] of [
+      [['--sqlite', join(dir, 'nope.db')], `No SQLite journal at ${join(dir, 'nope.db')}`],
+      [['--jsonl', join(dir, 'nope.jsonl')], `No JSONL journal at ${join(dir, 'nope.jsonl')}`],
+      [['--jsonl', dir], `${dir} is a directory, not a JSONL journal`],
+      [['--sqlite', dir], `${dir} is a directory, not a SQLite journal`],
+      [['--sqlite', join(dir, 'notes.txt')], `${join(dir, 'notes.txt')} is not a SQLite journal (SQLITE_NOTADB: file is not a database)`],
+      [['--jsonl', join(dir, 'notes.txt')], `${join(dir, 'notes.txt')} is not a JSONL journal: none of its lines is a journal row`],
+    ] as const) {
+      const run = await runCli(['journal', 'audit', ...args])
+      expect(run.code, line).toBe(2)
+      expect(errorLines(run.stderr)).toEqual([`toolsmith: ${line} (see "toolsmith journal --help")`])
+    }
     expect(existsSync(join(dir, 'nope.db'))).toBe(false)
+    expect(existsSync(join(dir, 'nope.jsonl'))).toBe(false)
     for (const [args, text] of [
       [['journal', 'audit'], 'journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL'],
       [['journal', 'audit', '--jsonl', 'a', '--sqlite', 'b'], 'journal audit reads one journal; got --jsonl and --sqlite'],
