@@ -2,6 +2,9 @@
  * `npm run bench [-- --quick] [-- --only=id,id]`: run every figure against
  * its baseline, print the table, write bench/results/latest.json,
  * docs/performance.svg and the generated block of docs/performance.md.
+ * A run of some figures (`--only`) writes bench/results/partial.json
+ * instead and leaves the committed table alone: a subset, or a mistyped id,
+ * must not replace the full run's figures.
  *
  * @module
  */
@@ -43,6 +46,12 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string>
 
 async function main(): Promise<void> {
   const { quick, only } = parseArgs(process.argv.slice(2))
+  const unknown = [...(only ?? [])].filter((id) => !FIGURES.some((figure) => figure.id === id))
+  if (unknown.length > 0 || only?.size === 0) {
+    process.stderr.write(`[bench] unknown figure id${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ') || '(none given)'}; the ids are ${FIGURES.map((figure) => figure.id).join(', ')}\n`)
+    process.exitCode = 2
+    return
+  }
   const mode = quick ? 'quick' : 'full'
   const machine = describeMachine()
   const config: RunConfig = { quick, log: (m) => process.stderr.write(`[bench] ${m}\n`) }
@@ -66,8 +75,13 @@ async function main(): Promise<void> {
   const table = textTable(rows)
   process.stdout.write(`\ntoolsmith benchmarks, ${mode} run, ${seconds.toFixed(1)} s\n${machineLine(machine)}\n\n${table}\n`)
 
-  const results = { mode, date: new Date().toISOString(), durationSeconds: seconds, machine, rows }
+  const results = { mode, date: new Date().toISOString(), durationSeconds: seconds, machine, rows, ...(only ? { only: [...only] } : {}) }
   mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true })
+  if (only) {
+    writeFileSync(path.join(ROOT, 'bench/results/partial.json'), JSON.stringify(results, null, 2) + '\n')
+    config.log('wrote bench/results/partial.json (a run of some figures leaves latest.json and docs/performance.* as they were)')
+    return
+  }
   writeFileSync(path.join(ROOT, 'bench/results/latest.json'), JSON.stringify(results, null, 2) + '\n')
   mkdirSync(path.join(ROOT, 'docs'), { recursive: true })
   writeFileSync(path.join(ROOT, 'docs/performance.svg'), renderChart(rows, machine, `${mode} run, ${results.date.slice(0, 10)}`))
