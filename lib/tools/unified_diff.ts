@@ -122,7 +122,8 @@ export function parseFilePatch(path: string, patch: string): FilePatch {
   try {
     parsed = parsePatch(patch)
   } catch (error) {
-    throw patchFailed(path, `it is not a valid unified diff (${error instanceof Error ? error.message : String(error)})`, {}, error)
+    const message = error instanceof Error ? error.message : String(error)
+    throw patchFailed(path, malformedHunk(patch, message) ?? `it is not a valid unified diff (${message})`, {}, error)
   }
   // First: a rename or mode change with no hunks is not "no hunks" but something edit does not do.
   if (parsed.length === 1) refuseFileOperations(path, parsed[0]!)
@@ -356,6 +357,50 @@ function refuseHunksPastTheEnd(path: string, patch: FilePatch, fileLines: number
       { ...hunkDetails(file, headers, index), fileLines },
     )
   })
+}
+
+/**
+ * The library's complaint about a hunk ("Hunk at line 3 contained invalid
+ * line …", "Added line count did not match for hunk at line 3") restated
+ * with what is wrong: the counts its `@@` header gives against the lines it
+ * has, or the line whose prefix is not one of " ", "-", "+", "\\".
+ */
+function malformedHunk(patch: string, message: string): string | undefined {
+  const at = /(?:Hunk at line|for hunk at line) (\d+)/.exec(message)
+  if (at === null) return undefined
+  const lines = patch.split('\n')
+  const headerIndex = Number(at[1]) - 1
+  const header = lines[headerIndex]
+  const counts = header === undefined ? null : /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(header)
+  if (header === undefined || counts === null) return undefined
+  const declared = { old: counts[1] === undefined ? 1 : Number(counts[1]), new: counts[2] === undefined ? 1 : Number(counts[2]) }
+  const found = { old: 0, new: 0 }
+  let invalid: string | undefined
+  // The hunk's lines: up to the next hunk or file header, or the end (a
+  // patch's final line break leaves one empty string, which is not a line).
+  for (let i = headerIndex + 1; i < lines.length; i++) {
+    const line = lines[i]!
+    if (line.startsWith('@@') || line.startsWith('--- ') || line.startsWith('diff ') || (line === '' && i === lines.length - 1)) break
+    const kind = line === '' ? ' ' : line[0]
+    if (kind === ' ') {
+      found.old++
+      found.new++
+    } else if (kind === '-') found.old++
+    else if (kind === '+') found.new++
+    else if (kind !== '\\') {
+      invalid = line
+      break
+    }
+  }
+  const name = `the hunk at patch line ${headerIndex + 1} (${header.trim()})`
+  if (invalid !== undefined) return `${name} has the line ${JSON.stringify(invalid)}, whose prefix is not " ", "-", "+" or "\\"`
+  if (found.old !== declared.old || found.new !== declared.new) {
+    return (
+      `${name} says ${declared.old} old and ${declared.new} new lines, but has ${found.old} old and ${found.new} new ` +
+      '(a context line counts on both sides); fix the counts in its @@ header'
+    )
+  }
+  return undefined
 }
 
 /** Lines in `text`: line breaks, plus one for a last line without one. */

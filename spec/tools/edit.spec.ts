@@ -97,7 +97,17 @@ describe('edit', () => {
     ['whitespace only', '\n\n  \n', /no hunks/],
     ['garbage', 'please change line 2 to say hello', /no hunks/],
     ['headers without hunks', '--- a/f.txt\n+++ b/f.txt\n', /no hunks/],
-    ['a malformed hunk', '@@ -1,3 +1,3 @@\n line 1\n-line 2\n', /not a valid unified diff/],
+    [
+      'a hunk header whose counts do not add up',
+      '@@ -1,3 +1,3 @@\n line 1\n-line 2\n',
+      /the hunk at patch line 1 \(@@ -1,3 \+1,3 @@\) says 3 old and 3 new lines, but has 2 old and 1 new \(a context line counts on both sides\); fix the counts in its @@ header/,
+    ],
+    [
+      "a hunk header counting one line too many (the guide's old example)",
+      '--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n line 1\n+line 1.5\n line 2\n',
+      /the hunk at patch line 3 \(@@ -1,3 \+1,4 @@\) says 3 old and 4 new lines, but has 2 old and 3 new/,
+    ],
+    ['a hunk line with an unknown prefix', '@@ -1,2 +1,2 @@\n line 1\n*line 2\n', /the hunk at patch line 1 \(@@ -1,2 \+1,2 @@\) has the line "\*line 2", whose prefix is not/],
     [
       'a multi-file patch',
       '--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-line 1\n+one\n--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-x\n+y\n',
