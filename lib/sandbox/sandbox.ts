@@ -7,6 +7,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { hasBrand } from '../utils/guards.js'
 import { ValidationException, forbiddenOption, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 import { isNeverWritable, probeBubblewrap } from './bubblewrap.js'
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
@@ -304,6 +305,8 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
   })
   .unknown(false)
 
+const SANDBOX_BRAND = Symbol.for('toolsmith.sandbox')
+
 /**
  * The root and limits of the built-in tools.
  *
@@ -326,6 +329,22 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
 export class Sandbox {
   /** The joi schema of {@link SandboxOptions}. */
   static readonly schema: ObjectSchema<SandboxOptions> = optionsSchema
+
+  /**
+   * Whether `value` is a {@link Sandbox} from any copy of this package (two
+   * installed versions each have their own class).
+   *
+   * @param value - Anything.
+   * @returns Whether `value` is a sandbox.
+   */
+  static isSandbox(value: unknown): value is Sandbox {
+    return value instanceof Sandbox || hasBrand(value, SANDBOX_BRAND)
+  }
+
+  /** Brand for {@link Sandbox.isSandbox}. */
+  get [SANDBOX_BRAND](): true {
+    return true
+  }
 
   /** The given root; without one the root is `process.cwd()` when first used (see {@link Sandbox.rootDir}). */
   readonly #givenRoot: string | undefined

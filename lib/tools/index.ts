@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { Sandbox, type SandboxOptions } from '../sandbox/sandbox.js'
 import { BashTool } from './bash.js'
 import { EditTool } from './edit.js'
@@ -55,6 +56,12 @@ export type BuiltinTools = {
  * ```
  */
 export function createTools(options: SandboxOptions | Sandbox = {}): BuiltinTools {
+  if (!(options instanceof Sandbox) && Sandbox.isSandbox(options)) {
+    // Its state (root, proxy, engine) lives in another copy's private fields.
+    throw new E_INVALID_OPTIONS(
+      'The Sandbox passed to createTools comes from another copy of toolsmith (two versions are installed): create it with the copy that createTools comes from, or pass its options instead',
+    )
+  }
   const sandbox = options instanceof Sandbox ? options : new Sandbox(options)
   return Object.freeze({
     read: new ReadTool(sandbox),

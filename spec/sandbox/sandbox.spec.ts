@@ -153,6 +153,24 @@ describe('Sandbox options', () => {
 })
 
 describe('createTools and the ready instances', () => {
+  it('tells a Sandbox from another copy of the package apart, and refuses it with a message that says so', () => {
+    const mine = new Sandbox({ rootDir: os.tmpdir() })
+    expect(Sandbox.isSandbox(mine)).toBe(true)
+    expect(Sandbox.isSandbox({ rootDir: os.tmpdir() })).toBe(false)
+    expect(Sandbox.isSandbox(null)).toBe(false)
+    // What another installed copy's Sandbox looks like from here: the shared brand, none of this class's private state.
+    const foreign = Object.create({ [Symbol.for('toolsmith.sandbox')]: true }) as object
+    expect(Sandbox.isSandbox(foreign)).toBe(true)
+    let error: unknown
+    try {
+      createTools(foreign as Sandbox)
+    } catch (e) {
+      error = e
+    }
+    expect((error as { code?: string }).code).toBe('E_INVALID_OPTIONS')
+    expect((error as Error).message).toMatch(/comes from another copy of toolsmith \(two versions are installed\)/)
+  })
+
   it('builds the five tool classes over one sandbox', async () => {
     const fx = makeFixture({ maxOutputBytes: 100 })
     try {
