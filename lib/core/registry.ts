@@ -3,10 +3,20 @@
  *
  * @module
  */
-import { E_INVALID_INITIAL_REGISTRY_VALUE } from '../exceptions.js'
+import { E_INVALID_INITIAL_REGISTRY_VALUE, errorSummary } from '../exceptions.js'
 import { hasBrand, isPlainObject } from '../utils/guards.js'
+import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 
 const REGISTRY_BRAND = Symbol.for('toolsmith.registry')
+
+// A plain object (not an array, a Date or another class's instance): its
+// values are cloned in as they are, any key allowed.
+const registrySchema: ObjectSchema<Record<string, unknown>> = validator
+  .object()
+  .unknown(true)
+  .custom((value, helpers) => (isPlainObject(value) ? value : helpers.error('object.base')))
+  .rule({ message: { 'object.base': '{#label} must be a plain object' } })
+  .label('initial')
 
 /**
  * A key-value store addressed by dot paths (`'limits.maxRows'`).
@@ -27,15 +37,22 @@ const REGISTRY_BRAND = Symbol.for('toolsmith.registry')
  * ```
  */
 export class Registry {
+  /** The joi schema of a registry's initial value: a plain object. */
+  static readonly schema: ObjectSchema<Record<string, unknown>> = registrySchema
+
   #data: Record<string, unknown>
 
   /**
    * @param initial - Optional plain object to start from (cloned).
-   * @throws {@link E_INVALID_INITIAL_REGISTRY_VALUE} when `initial` is not a plain object.
+   * @throws {@link E_INVALID_INITIAL_REGISTRY_VALUE} when `initial` is not a
+   *   plain object (the `ValidationException` is the cause).
    */
   constructor(initial: Record<string, unknown> = {}) {
-    if (!isPlainObject(initial)) {
-      throw new E_INVALID_INITIAL_REGISTRY_VALUE('A Registry must be created from a plain object')
+    try {
+      validateOrThrow(registrySchema, initial, { convert: false })
+    } catch (error) {
+      const message = error instanceof ValidationException ? error.message : errorSummary(error)
+      throw new E_INVALID_INITIAL_REGISTRY_VALUE(`A Registry must be created from a plain object: ${message}`, { cause: error })
     }
     this.#data = clone(initial) as Record<string, unknown>
   }

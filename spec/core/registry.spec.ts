@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { E_INVALID_INITIAL_REGISTRY_VALUE, Registry } from '../../lib/index.js'
+import { E_INVALID_INITIAL_REGISTRY_VALUE, Registry, ValidationException } from '../../lib/index.js'
 
 describe('Registry', () => {
   it('reads and writes dot paths, creating intermediate objects', () => {
@@ -40,9 +40,21 @@ describe('Registry', () => {
     expect(JSON.stringify(new Registry({ a: 1 }))).toBe('{"a":1}')
   })
 
-  it('refuses non-plain initial values', () => {
-    expect(() => new Registry([] as never)).toThrow(E_INVALID_INITIAL_REGISTRY_VALUE)
-    expect(() => new Registry(new Date() as never)).toThrow(E_INVALID_INITIAL_REGISTRY_VALUE)
+  it('refuses non-plain initial values, with the joi error as cause (Registry.schema)', () => {
+    for (const bad of [[], new Date(), null, 'text', new (class Custom {})()]) {
+      let error: unknown
+      try {
+        new Registry(bad as never)
+      } catch (e) {
+        error = e
+      }
+      expect(error).toBeInstanceOf(E_INVALID_INITIAL_REGISTRY_VALUE)
+      expect((error as Error).message).toMatch(/^A Registry must be created from a plain object: /)
+      expect((error as Error).cause).toBeInstanceOf(ValidationException)
+      expect(Registry.schema.validate(bad).error).toBeDefined()
+    }
+    expect(Registry.schema.validate({ a: 1, nested: { b: [1] } }).error).toBeUndefined()
+    expect(Registry.schema.validate(Object.create(null)).error).toBeUndefined()
   })
 
   it('isRegistry is realm-safe', () => {
