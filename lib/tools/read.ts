@@ -40,6 +40,12 @@ export const LINE_COUNT_SCAN_BYTES = 32 * 2 ** 20
 /** Bytes of `maxOutputBytes` kept free for the note that follows a cut (notes are ≈ 120–250 bytes). */
 const NOTE_ROOM = 320
 
+/**
+ * At least this much is kept free, whatever the limit: the shortest note,
+ * `[… continue with offset: N …]`, is at most 47 bytes.
+ */
+const SHORT_NOTE_ROOM = 48
+
 const readSchema: ObjectSchema<ReadArgs> = validator.object<ReadArgs>({
   // Empty strings are allowed here so the tool answers TOOL_PATH_INVALID itself.
   path: validator.string().allow('').required().description('File path, relative to the sandbox root (or absolute inside it)'),
@@ -179,13 +185,15 @@ async function readLines(
     const range = await readLineRange(handle, resolved.input, {
       offset,
       limit: args.limit ?? Infinity,
-      budget: Math.max(0, cap - Math.min(NOTE_ROOM, Math.floor(cap / 2))),
+      budget: Math.max(0, cap - Math.min(NOTE_ROOM, Math.max(SHORT_NOTE_ROOM, Math.floor(cap / 2)))),
       numbered: args.lineNumbers === true,
       // Only the whole-file read of a large file promises a line count.
       countBytes: args.offset === undefined && args.limit === undefined ? LINE_COUNT_SCAN_BYTES : 0,
     })
-    const note = rangeNote(range, { offset, limit: args.limit, size: stats.size, cap })
-    return note === undefined ? range.text : fitText(`${range.text}${range.text === '' || range.text.endsWith('\n') ? '' : '\n'}${note}`, cap)
+    const separator = range.text === '' || range.text.endsWith('\n') ? '' : '\n'
+    const room = cap - Buffer.byteLength(range.text) - separator.length
+    const note = rangeNote(range, { offset, limit: args.limit, size: stats.size, cap }, room)
+    return note === undefined ? range.text : fitText(`${range.text}${separator}${note}`, cap)
   } catch (error) {
     throw toToolError(error, resolved.input, 'read')
   } finally {

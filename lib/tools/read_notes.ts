@@ -27,33 +27,51 @@ export interface NoteContext {
  *
  * @param range - What the scan returned.
  * @param call - The call's range and the file's size.
+ * @param room - Bytes left for the note under the limit: the fullest form
+ *   that fits is chosen (the shortest keeps only the offset to continue from).
  * @returns One line `[… … …]`, or `undefined`.
  * @internal
  */
-export function rangeNote(range: LineRange, call: NoteContext): string | undefined {
-  if (range.stoppedBy === 'budget') return budgetNote(range, call)
+export function rangeNote(range: LineRange, call: NoteContext, room = Infinity): string | undefined {
+  const notes = rangeNotes(range, call)
+  if (notes === undefined) return undefined
+  // The fullest form that fits: with a small limit the short ones keep
+  // the offset to continue from, which is what paging needs.
+  return notes.find((note) => Buffer.byteLength(note) <= room) ?? notes[0]
+}
+
+/** The note's forms, fullest first, or `undefined` when no note is due. */
+function rangeNotes(range: LineRange, call: NoteContext): string[] | undefined {
+  if (range.stoppedBy === 'budget') return budgetNotes(range, call)
   // Offset 1 of an empty file is the whole (empty) file, not a miss.
   if (range.shown === 0 && range.count !== undefined && call.offset > Math.max(1, range.count.lines)) {
-    return `[… offset ${call.offset} is past the end of the file: it has ${range.count.lines} lines (${call.size} bytes) …]`
+    return [
+      `[… offset ${call.offset} is past the end of the file: it has ${range.count.lines} lines (${call.size} bytes) …]`,
+      `[… past the end: ${range.count.lines} lines …]`,
+    ]
   }
   return undefined
 }
 
-function budgetNote(range: LineRange, call: NoteContext): string {
+function budgetNotes(range: LineRange, call: NoteContext): string[] {
   if (range.cutLine !== undefined) {
     const next = range.cutLine + 1
-    return (
+    return [
       `[… line ${range.cutLine} is longer than read's ${call.cap}-byte limit: only its start is shown; ` +
-      `continue with offset: ${next}, or see the rest of line ${range.cutLine} with grep or bash (cut, head -c) …]`
-    )
+        `continue with offset: ${next}, or see the rest of line ${range.cutLine} with grep or bash (cut, head -c) …]`,
+      `[… line ${range.cutLine} cut at the limit; continue with offset: ${next} …]`,
+      `[… continue with offset: ${next} …]`,
+    ]
   }
   const last = call.offset + range.shown - 1
   const asked = call.limit === undefined ? '' : ` (asked for ${call.offset}–${call.offset + call.limit - 1})`
   const file = range.count === undefined ? `is ${call.size} bytes` : `has ${countText(range.count, call.size)} lines (${call.size} bytes)`
-  return (
+  return [
     `[… lines ${call.offset}–${last} shown${asked}: read returns at most ${call.cap} bytes and the file ${file}; ` +
-    `continue with offset: ${last + 1} and a limit …]`
-  )
+      `continue with offset: ${last + 1} and a limit …]`,
+    `[… lines ${call.offset}–${last} shown; continue with offset: ${last + 1} …]`,
+    `[… continue with offset: ${last + 1} …]`,
+  ]
 }
 
 function countText(count: LineCount, size: number): string {

@@ -210,6 +210,28 @@ describe('read of a file over the byte limit, without a range', () => {
     expect(rebuilt).toBe(content)
   })
 
+  it('with a small limit the note gets shorter but keeps the offset, so paging still rebuilds the file (64 is the smallest limit)', async () => {
+    const content = lines(60, (i) => `${i} ${'y'.repeat(i % 7)}`)
+    write('small.txt', content)
+    for (const cap of [64, 100, 200, 330]) {
+      const tools = createTools({ rootDir: fx.root, maxOutputBytes: cap })
+      let rebuilt = ''
+      let offset: number | undefined = 1
+      let pages = 0
+      while (offset !== undefined && pages < 1_000) {
+        const text = await read({ path: 'small.txt', ...(offset === 1 ? {} : { offset }) }, tools)
+        expect(Buffer.byteLength(text), `limit ${cap}`).toBeLessThanOrEqual(cap)
+        expect(text, `limit ${cap}`).not.toContain('bytes truncated')
+        const next = nextOffset(text)
+        if (next !== undefined) expect(next, `limit ${cap}`).toBeGreaterThan(offset)
+        rebuilt += next === undefined ? text : text.slice(0, text.indexOf('[…'))
+        offset = next
+        pages++
+      }
+      expect(rebuilt, `limit ${cap}`).toBe(content)
+    }
+  })
+
   it('a file at the limit is still returned whole, with no note', async () => {
     const tools = createTools({ rootDir: fx.root, maxOutputBytes: 100 })
     write('edge.txt', 'x'.repeat(99) + '\n')
