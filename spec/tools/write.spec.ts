@@ -2,7 +2,9 @@
  * `write`: atomic replacement, parents created, mode kept, size checked
  * before touching the disk, content never in events.
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -122,10 +124,40 @@ describe('write', () => {
     expect(fs.readFileSync(path.join(fx.root, 'a.txt'), 'utf8')).toBe('a')
   })
 
-  it.runIf(process.getuid?.() !== 0)('a permission error is TOOL_IO_ERROR, not a raw EACCES', async () => {
+  it('a permission error is TOOL_IO_ERROR, not a raw EACCES', async () => {
     fs.mkdirSync(path.join(fx.root, 'ro'), { mode: 0o500 })
-    const error = await failure(fx.tools.write, { path: 'ro/x.txt', content: 'x' })
-    expect(error.code).toBe('TOOL_IO_ERROR')
+    if (process.getuid?.() !== 0) {
+      const error = await failure(fx.tools.write, { path: 'ro/x.txt', content: 'x' })
+      expect(error.code).toBe('TOOL_IO_ERROR')
+      expect(fs.readdirSync(path.join(fx.root, 'ro'))).toEqual([])
+      return
+    }
+    // Root ignores permission bits: the same call runs in a child as an
+    // unprivileged user who owns the root but may not write in ro/.
+    fs.chownSync(fx.base, 65534, 65534)
+    fs.chownSync(fx.root, 65534, 65534)
+    fs.chownSync(path.join(fx.root, 'ro'), 65534, 65534)
+    const script = `
+      const kit = await import(${JSON.stringify(new URL('../../lib/index.ts', import.meta.url).href)})
+      const tools = kit.createTools({ rootDir: ${JSON.stringify(fx.root)} })
+      try {
+        await tools.write.executor(kit.createDispatchContext())({ path: 'ro/x.txt', content: 'x' })
+        process.stdout.write(JSON.stringify({ wrote: true }))
+      } catch (error) {
+        process.stdout.write(JSON.stringify({ code: error.cause?.code, message: error.cause?.message }))
+      }
+    `
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: os.tmpdir() },
+    })
+    expect(result.status, result.stderr).toBe(0)
+    const outcome = JSON.parse(result.stdout) as { code?: string; message?: string }
+    expect(outcome.code).toBe('TOOL_IO_ERROR')
+    expect(outcome.message).not.toMatch(/EACCES/)
+    expect(fs.readdirSync(path.join(fx.root, 'ro'))).toEqual([])
   })
 
   it('events carry { path, contentBytes, contentHash }, never the content', async () => {
