@@ -61,14 +61,17 @@ export class BoundedCapture {
   #ringStart = 0
   #tailBytes = 0
   #total = 0
+  #lines: number | undefined
 
   /**
    * @param limit - Largest rendered size, in UTF-8 bytes.
    * @param mode - `head` keeps the start; `headTail` keeps both ends.
+   * @param countLines - Also count the line feeds of everything pushed, kept or not.
    */
-  constructor(limit: number, mode: CaptureMode) {
+  constructor(limit: number, mode: CaptureMode, countLines = false) {
     this.#limit = limit
     this.#mode = mode
+    if (countLines) this.#lines = 0
     this.#headLimit = mode === 'head' ? limit : Math.ceil(limit / 2)
     this.#tailLimit = mode === 'head' ? 0 : limit - this.#headLimit
   }
@@ -76,6 +79,11 @@ export class BoundedCapture {
   /** Bytes seen so far, kept or not. */
   get totalBytes(): number {
     return this.#total
+  }
+
+  /** Line feeds seen so far, kept or not; `undefined` unless asked for. */
+  get totalLines(): number | undefined {
+    return this.#lines
   }
 
   /**
@@ -86,6 +94,9 @@ export class BoundedCapture {
   push(chunk: Uint8Array): void {
     let data = chunk
     this.#total += data.length
+    if (this.#lines !== undefined) {
+      for (let at = data.indexOf(0x0a); at !== -1; at = data.indexOf(0x0a, at + 1)) this.#lines++
+    }
     const room = this.#headLimit - this.#headBytes
     if (room > 0) {
       const taken = data.subarray(0, room)

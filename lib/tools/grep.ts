@@ -109,6 +109,8 @@ interface SearchTarget {
   handle: FileHandle | undefined
   /** Rewrite rg's printed paths (at the start of each line) to root-relative ones. */
   unprefix(text: string): string
+  /** Bytes each output line gains (or loses, when negative) in {@link SearchTarget.unprefix}. */
+  lineDelta: number
   /** Host paths rg may print that must not reach a message, each with what to print instead. */
   hostPaths: [string, string][]
 }
@@ -152,6 +154,7 @@ async function openTarget(resolved: ResolvedPath, judged: JudgedPath | undefined
         handle: undefined,
         // Searching "." makes rg print "./src/a.ts"; drop the "./" so paths read as root-relative.
         unprefix: (text) => (resolved.relative === '.' ? text.replace(/^\.\//gm, '') : text),
+        lineDelta: resolved.relative === '.' ? -2 : 0,
         hostPaths: [],
       }
     }
@@ -162,6 +165,7 @@ async function openTarget(resolved: ResolvedPath, judged: JudgedPath | undefined
         path: '.',
         handle,
         unprefix: (text) => text.replace(/^\.\//gm, () => prefix),
+        lineDelta: Buffer.byteLength(prefix) - 2,
         hostPaths: [],
       }
     }
@@ -172,6 +176,7 @@ async function openTarget(resolved: ResolvedPath, judged: JudgedPath | undefined
       path: fdPath,
       handle,
       unprefix: (text) => text.replace(pattern, () => resolved.relative),
+      lineDelta: Buffer.byteLength(resolved.relative) - Buffer.byteLength(fdPath),
       hostPaths: [[fdPath, resolved.relative]],
     }
   } catch (error) {
@@ -226,7 +231,7 @@ async function prepareSearch(resolved: ResolvedPath, target: SearchTarget, rules
     await symlink(fdPath, link)
     hostPaths.push([fdPath, resolved.relative])
     return {
-      target: { cwd: tree, path: resolved.relative, handle: target.handle, unprefix: (text) => text, hostPaths },
+      target: { cwd: tree, path: resolved.relative, handle: target.handle, unprefix: (text) => text, lineDelta: 0, hostPaths },
       ignoreFile,
       scratch,
     }
@@ -323,13 +328,29 @@ function errorText(stderr: string, search: PreparedSearch): string {
 }
 
 /**
+ * rg's output with its truncation marker counting what was left out as the
+ * model would have seen it: every omitted line's path is rewritten too
+ * (`lineDelta` bytes each), so the raw byte count is off by that much per line.
+ */
+function shownOmitted(output: string, totalLines: number | undefined, lineDelta: number): string {
+  const marked = /\n\[… (\d+) bytes truncated …\]\n?$/.exec(output)
+  if (marked === null || totalLines === undefined || lineDelta === 0) return output
+  const kept = output.slice(0, marked.index + 1)
+  let keptLines = 0
+  for (let at = kept.indexOf('\n'); at !== -1; at = kept.indexOf('\n', at + 1)) keptLines++
+  const omitted = Number(marked[1]) + Math.max(0, totalLines - keptLines) * lineDelta
+  return `${kept.slice(0, -1)}${truncationMarker(Math.max(0, omitted)).trimEnd()}`
+}
+
+/**
  * Keep rewritten output within `limit` bytes: rewriting paths may lengthen
  * lines, so cut again at a line end, folding any marker rg's capture added.
  */
 function fitLines(text: string, limit: number): string {
   if (Buffer.byteLength(text) <= limit) return text
   const marked = /\n\[… (\d+) bytes truncated …\]$/.exec(text)
-  const body = Buffer.from(marked === null ? text : text.slice(0, marked.index + 1))
+  // With a marker, the line break before it is already in its count: not in the body.
+  const body = Buffer.from(marked === null ? text : text.slice(0, marked.index))
   const omitted = marked === null ? 0 : Number(marked[1])
   // Room for the marker with the largest count it could carry.
   const markerRoom = Buffer.byteLength(truncationMarker(body.length + omitted).trimEnd())
@@ -440,8 +461,10 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         args: ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked),
         cwd: prepared.target.cwd,
         env,
-        // Filtered output loses lines: capture more, so what is kept can still fill the limit.
-        maxOutputBytes: linksChecked ? 2 * sandbox.maxOutputBytes : sandbox.maxOutputBytes,
+        // Filtered output loses lines, and rewritten paths can be shorter
+        // than rg's ("./", "/proc/<pid>/fd/N"): capture more, so what is
+        // kept can still fill the limit (fitLines cuts it to the limit).
+        maxOutputBytes: linksChecked || prepared.target.lineDelta < 0 ? 2 * sandbox.maxOutputBytes : sandbox.maxOutputBytes,
         timeoutMs: sandbox.timeoutMs,
         signal,
         mergeStderr: false,
@@ -450,6 +473,8 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         // rg with these arguments never starts another program: no --pre,
         // --search-zip or --hostname-bin, and --no-config keeps them out.
         singleProcess: true,
+        // For the marker's count in shown bytes (see shownOmitted).
+        countLines: !linksChecked,
       })
     const searched = await searchWithRules(resolved, target, sandbox, call.signal, run, (prepared) => {
       search = prepared
@@ -463,7 +488,8 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         details: { exitCode: result.exitCode, signal: result.signal, output: shown(result.output), stderr },
       })
     }
-    return linksChecked ? shown(result.output) : fitLines(shown(result.output), sandbox.maxOutputBytes)
+    if (linksChecked) return shown(result.output)
+    return fitLines(shown(shownOmitted(result.output, result.outputLines, searched.search.target.lineDelta)), sandbox.maxOutputBytes)
   } finally {
     // rg has exited: nothing needs the descriptor or the rules any more.
     void target.handle?.close().catch(() => undefined)

@@ -134,6 +134,30 @@ describe('grep', () => {
     }
   })
 
+  it('the marker counts the bytes left out as they would have been shown (paths rewritten), for the root, a subdirectory and a file', async () => {
+    const deep = path.join(fx.root, 'sub', 'deeper')
+    fs.mkdirSync(deep, { recursive: true })
+    for (let i = 0; i < 150; i++) fs.writeFileSync(path.join(deep, `file${i}.txt`), `needle ${i}\n`)
+    fs.writeFileSync(path.join(fx.root, 'one.txt'), Array.from({ length: 300 }, (_, i) => `needle line ${i}`).join('\n') + '\n')
+    const whole = createTools({ rootDir: fx.root, maxOutputBytes: 1_000_000 })
+    const capped = createTools({ rootDir: fx.root, maxOutputBytes: 1000 })
+    for (const target of ['.', 'sub', 'sub/deeper', 'one.txt']) {
+      const full = String(await call(whole.grep, { pattern: 'needle', path: target }))
+      const out = String(await call(capped.grep, { pattern: 'needle', path: target }))
+      expect(Buffer.byteLength(out), target).toBeLessThanOrEqual(1000)
+      const marker = /\n\[… (\d+) bytes truncated …\]$/.exec(out)
+      expect(marker, target).not.toBeNull()
+      // What is kept is whole lines of the full answer (rg's order varies between runs in a directory)…
+      const kept = out.slice(0, marker!.index)
+      const fullLines = new Set(full.trimEnd().split('\n'))
+      for (const line of kept.split('\n')) expect(fullLines.has(line), `${target}: ${line}`).toBe(true)
+      // …and the count is the rest of the full answer, from the line break after the last kept line.
+      expect(Number(marker![1]), target).toBe(Buffer.byteLength(full) - Buffer.byteLength(kept))
+      // The cap is used: the kept text plus the next line would not have fitted.
+      expect(Buffer.byteLength(out), target).toBeGreaterThan(1000 - 80)
+    }
+  })
+
   it('never searches outside the root when a directory is swapped for a symlink between check and use', async () => {
     // A separate process flips root/inner between a real directory and a
     // symlink to the canary while grep is called on the directory and on a
