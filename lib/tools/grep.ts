@@ -12,7 +12,7 @@ import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED, E_TOOL_NOT_A_FILE } from '..
 import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
-import { truncationMarker } from '../sandbox/capture.js'
+import { headBoundary, truncationMarker } from '../sandbox/capture.js'
 import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
@@ -356,8 +356,10 @@ function fitLines(text: string, limit: number): string {
   const markerRoom = Buffer.byteLength(truncationMarker(body.length + omitted).trimEnd())
   const room = limit - markerRoom
   if (room <= 0) return truncationMarker(body.length + omitted).trim()
-  // Cut at the last line end that fits (the line break itself is dropped).
-  const end = Math.max(0, body.lastIndexOf(0x0a, room))
+  // Cut at the last line end that fits (the line break itself is dropped);
+  // when not even the first line fits, keep its start, cut on a character.
+  const lineEnd = body.lastIndexOf(0x0a, room)
+  const end = lineEnd > 0 ? lineEnd : headBoundary(body, room)
   return `${body.subarray(0, end).toString('utf8')}${truncationMarker(body.length - end + omitted).trimEnd()}`
 }
 

@@ -158,6 +158,20 @@ describe('grep', () => {
     }
   })
 
+  it('a match line longer than the limit shows its start (cut on a character), not only the marker', async () => {
+    fs.mkdirSync(path.join(fx.root, 'dist'))
+    fs.writeFileSync(path.join(fx.root, 'dist', 'a.min.js'), `var needle="${'é'.repeat(2500)}";\nneedle short\n`)
+    const tools = createTools({ rootDir: fx.root, maxOutputBytes: 1000 })
+    for (const [target, shownPath] of [['.', 'dist/a.min.js'], ['dist', 'dist/a.min.js'], ['dist/a.min.js', 'dist/a.min.js']] as const) {
+      const out = String(await call(tools.grep, { pattern: 'needle', path: target }))
+      expect(Buffer.byteLength(out), target).toBeLessThanOrEqual(1000)
+      expect(out, target).toMatch(/\n\[… \d+ bytes truncated …\]$/)
+      expect(out.startsWith(`${shownPath}:1:var needle="éé`), target).toBe(true)
+      expect(Buffer.byteLength(out), target).toBeGreaterThan(900)
+      expect(out, target).not.toContain('\ufffd')
+    }
+  })
+
   it('never searches outside the root when a directory is swapped for a symlink between check and use', async () => {
     // A separate process flips root/inner between a real directory and a
     // symlink to the canary while grep is called on the directory and on a
