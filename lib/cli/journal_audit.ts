@@ -7,11 +7,11 @@
  */
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { E_INVALID_OPTIONS, E_JOURNAL_UNAVAILABLE } from '../exceptions.js'
 import type { ToolCallJournal, ToolCallPermission, ToolCallRow } from '../runner/journal.js'
 import { JsonlJournal } from '../runner/jsonl_journal.js'
 import { PostgresJournal } from '../runner/postgres_journal.js'
-import { SqliteJournal } from '../runner/sqlite_journal.js'
+import { SqliteJournal, hasSqliteJournal } from '../runner/sqlite_journal.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'
 import { CliUsageError } from './usage.js'
@@ -78,7 +78,12 @@ function journalFile(parsed: ParsedCommandLine): { path: string; kind: 'JSONL' |
 }
 
 function openJournal(parsed: ParsedCommandLine, defaultUrl: string | undefined, file: { path: string; kind: 'JSONL' | 'SQLite' } | undefined): ToolCallJournal {
-  if (file !== undefined) return file.kind === 'JSONL' ? new JsonlJournal(file.path) : new SqliteJournal(file.path)
+  if (file?.kind === 'JSONL') return new JsonlJournal(file.path)
+  if (file?.kind === 'SQLite') {
+    // Looked at read-only first: opening a journal creates its tables, in any database.
+    if (!hasSqliteJournal(file.path)) throw new CliUsageError(`${file.path} is not a SQLite journal: it has no tool_calls table`, 'journal')
+    return new SqliteJournal(file.path)
+  }
   const url = parsed.postgres ?? defaultUrl
   if (!url) throw new CliUsageError('journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL', 'journal')
   return new PostgresJournal(url, { schema: parsed.schema ?? 'toolsmith' })
@@ -95,6 +100,10 @@ function notAJournal(error: unknown, file: { path: string; kind: 'JSONL' | 'SQLi
     return new CliUsageError(`${file.path} is not a SQLite journal (${code}: ${(error as Error).message})`, 'journal')
   }
   if (error instanceof E_INVALID_OPTIONS) return new CliUsageError(error.message, 'journal')
+  if (file !== undefined && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    // A file that cannot be read (EACCES…): say which, in words, not as a bare errno.
+    return new E_JOURNAL_UNAVAILABLE(`Cannot read the ${file.kind} journal ${file.path}: ${(error as Error).message.replace(/^[A-Z]+: /, '')}`, { cause: error })
+  }
   return error
 }
 

@@ -145,8 +145,14 @@ function ambiguousValue(argv: readonly string[], error: unknown): string | undef
   if ((error as { code?: unknown }).code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return undefined
   const option = /Option '(--[a-z-]+)' argument is ambiguous/.exec((error as Error).message)?.[1]
   if (option === undefined) return undefined
-  const value = argv[argv.indexOf(option) + 1] ?? ''
+  // parseArgs stops at the first bad value, but a flag may repeat (--allow-domain): find the one followed by a "-" word.
+  const at = argv.findIndex((arg, i) => arg === option && argv[i + 1]?.startsWith('-') === true)
+  const value = argv[at + 1] ?? ''
   if (option === '--timeout-ms' || option === '--max-output-bytes') return `${option} needs a positive integer (got "${value}")`
+  // The next word is another option: this one was given no value at all.
+  if (/^--?[a-z]/i.test(value) && (value.slice(value.startsWith('--') ? 2 : 1).split('=')[0]! in ALL_OPTIONS || value === '-h' || value === '-v')) {
+    return `${option} needs a value`
+  }
   return `${option} needs a value; to give one that starts with "-", write ${option}=${value}`
 }
 

@@ -626,15 +626,31 @@ export function parsePostgresUrl(text: string): { target: string; secrets: strin
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(text)?.[0] ?? ''
     throw new E_INVALID_OPTIONS(`Not a valid PostgreSQL URL (${scheme ? `"${scheme}//…"` : 'no scheme'}); expected postgres://user:password@host:port/database`)
   }
-  const secrets = url.password ? [url.password, decodeURIComponent(url.password)] : []
+  const secrets = url.password ? [url.password, safeDecode(url.password)] : []
   if (url.password) url.password = '***'
+  // libpq also takes a password in the query string (?password=, ?sslpassword=).
+  for (const name of ['password', 'sslpassword']) {
+    const value = url.searchParams.get(name)
+    if (value === null) continue
+    secrets.push(value, encodeURIComponent(value))
+    url.searchParams.set(name, '***')
+  }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new E_INVALID_OPTIONS(`Not a PostgreSQL URL: ${url.toString()}; expected postgres://user:password@host:port/database`)
   }
   if (!url.hostname && !url.searchParams.get('host')) throw new E_INVALID_OPTIONS(`PostgreSQL URL without a host: ${url.toString()}`)
-  const user = decodeURIComponent(url.username || 'postgres')
+  const user = safeDecode(url.username || 'postgres')
   const target = `${user}@${url.hostname || url.searchParams.get('host')}:${url.port || '5432'}${url.pathname.length > 1 ? url.pathname : '/'}`
   return { target, secrets: secrets.filter((s) => s.length > 0) }
+}
+
+/** `decodeURIComponent`, or the text as it is when its escapes are malformed (`%zz`). */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /** One line from a driver error, whatever its shape (a refused connection is an `AggregateError` without a message). */

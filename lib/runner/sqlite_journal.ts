@@ -42,7 +42,7 @@ interface Database {
   transaction<F extends (...args: any[]) => any>(fn: F): F
   close(): unknown
 }
-type DatabaseConstructor = new (file: string) => Database
+type DatabaseConstructor = new (file: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => Database
 
 const COLUMNS = TOOL_CALL_COLUMNS
 
@@ -142,6 +142,27 @@ function loadDriver(): DatabaseConstructor {
         'or use JsonlJournal, which needs nothing',
       { cause, details: { dependency: 'better-sqlite3' } },
     )
+  }
+}
+
+/**
+ * Whether `file` is a SQLite database holding a journal (a `tool_calls`
+ * table), looked at read-only: opening a {@link SqliteJournal} would create
+ * its tables in any database, which a command that only reads must not do.
+ *
+ * @param file - The database file; it must exist.
+ * @returns Whether it has a journal.
+ * @throws The driver's error (`SQLITE_NOTADB`, `SQLITE_CANTOPEN`…) for a file
+ *   SQLite cannot open; `E_OPTIONAL_DEPENDENCY_MISSING` without `better-sqlite3`.
+ * @internal
+ */
+export function hasSqliteJournal(file: string): boolean {
+  const Driver = loadDriver()
+  const db = new Driver(file, { readonly: true, fileMustExist: true })
+  try {
+    return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tool_calls'").get() !== undefined
+  } finally {
+    db.close()
   }
 }
 

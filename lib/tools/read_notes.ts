@@ -37,7 +37,8 @@ export function rangeNote(range: LineRange, call: NoteContext, room = Infinity):
   if (notes === undefined) return undefined
   // The fullest form that fits: with a small limit the short ones keep
   // the offset to continue from, which is what paging needs.
-  return notes.find((note) => Buffer.byteLength(note) <= room) ?? notes[0]
+  // None fits (cannot happen with the room read keeps free): the shortest, which keeps the offset.
+  return notes.find((note) => Buffer.byteLength(note) <= room) ?? notes[notes.length - 1]
 }
 
 /** The note's forms, fullest first, or `undefined` when no note is due. */

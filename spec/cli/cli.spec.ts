@@ -56,6 +56,8 @@ describe.concurrent('toolsmith help and usage errors', () => {
     [['describe', '--timeout-ms', '-5'], 'toolsmith: --timeout-ms needs a positive integer (got "-5")'],
     [['describe', '--max-output-bytes', '-1'], 'toolsmith: --max-output-bytes needs a positive integer (got "-1")'],
     [['describe', '--schema', '-x'], 'toolsmith: --schema needs a value; to give one that starts with "-", write --schema=-x'],
+    [['call', 'read', '{}', '--allow-domain', 'a.com', '--allow-domain', '-x'], 'toolsmith: --allow-domain needs a value; to give one that starts with "-", write --allow-domain=-x'],
+    [['journal', 'audit', '--jsonl', '--sqlite', 'x'], 'toolsmith: --jsonl needs a value ('],
     [['describe', '--max-output-bytes', '10'], 'toolsmith: --max-output-bytes must be greater than or equal to 64'],
     [['describe', '--timeout-ms', '99999999'], 'toolsmith: --timeout-ms must be less than or equal to 3600000'],
     [['call', 'read', '{"path":"x"}', '--allow-domain', 'bad_host!'], 'toolsmith: --allow-domain must be a host name'],

@@ -102,6 +102,9 @@ describe('toolsmith journal migrate', () => {
     for (const [url, code, pattern] of [
       [pg.url.replace(pg.password, 'wrong-s3cr3t'), 1, /^toolsmith: E_JOURNAL_UNAVAILABLE: /],
       ['mysql://root:wrong-s3cr3t@localhost/x', 2, /^toolsmith: Not a PostgreSQL URL.*\(see "toolsmith journal --help"\)$/],
+      // libpq takes a password in the query string too: never printed either.
+      ['postgres:///db?password=wrong-s3cr3t', 2, /^toolsmith: PostgreSQL URL without a host: postgres:\/\/\/db\?password=\*\*\* /],
+      ['mysql://h/x?sslpassword=wrong-s3cr3t', 2, /^toolsmith: Not a PostgreSQL URL: mysql:\/\/h\/x\?sslpassword=\*\*\*;/],
     ] as const) {
       for (const sub of code === 2 ? ['migrate', 'audit'] : ['migrate']) {
         const run = await runCli(['journal', sub, '--postgres', url])
@@ -255,6 +258,26 @@ describe('toolsmith journal audit', () => {
     }
     expect(existsSync(join(dir, 'nope.db'))).toBe(false)
     expect(existsSync(join(dir, 'nope.jsonl'))).toBe(false)
+
+    // A SQLite database that is not a journal is refused, and left exactly as it was (auditing only reads).
+    const { default: Database } = await import('better-sqlite3')
+    const other = join(dir, 'other.db')
+    const db = new Database(other)
+    db.exec('CREATE TABLE t (x INTEGER)')
+    db.close()
+    const objects = () => {
+      const reader = new Database(other, { readonly: true })
+      try {
+        return reader.prepare('SELECT name FROM sqlite_master ORDER BY name').all()
+      } finally {
+        reader.close()
+      }
+    }
+    const before = objects()
+    const refused = await runCli(['journal', 'audit', '--sqlite', other])
+    expect(refused.code).toBe(2)
+    expect(errorLines(refused.stderr)).toEqual([`toolsmith: ${other} is not a SQLite journal: it has no tool_calls table (see "toolsmith journal --help")`])
+    expect(objects()).toEqual(before)
     for (const [args, text] of [
       [['journal', 'audit'], 'journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL'],
       [['journal', 'audit', '--jsonl', 'a', '--sqlite', 'b'], 'journal audit reads one journal; got --jsonl and --sqlite'],
