@@ -150,10 +150,13 @@ function ambiguousValue(argv: readonly string[], error: unknown): string | undef
   const value = argv[at + 1] ?? ''
   if (option === '--timeout-ms' || option === '--max-output-bytes') return `${option} needs a positive integer (got "${value}")`
   // The next word is another option: this one was given no value at all.
-  if (/^--?[a-z]/i.test(value) && (value.slice(value.startsWith('--') ? 2 : 1).split('=')[0]! in ALL_OPTIONS || value === '-h' || value === '-v')) {
-    return `${option} needs a value`
-  }
+  if (isOption(value)) return `${option} needs a value`
   return `${option} needs a value; to give one that starts with "-", write ${option}=${value}`
+}
+
+/** Whether `word` names one of the options (`--root`, `--root=x`, `-h`, `-v`). */
+function isOption(word: string): boolean {
+  return word.startsWith('--') ? word.slice(2).split('=')[0]! in ALL_OPTIONS : /^-[hv]$/.test(word)
 }
 
 function positiveInteger(option: string, text: string, command: string | undefined): number {

@@ -3,9 +3,9 @@
  *
  * @module
  */
-import { E_INVALID_INITIAL_REGISTRY_VALUE, errorSummary } from '../exceptions.js'
+import { E_INVALID_INITIAL_REGISTRY_VALUE } from '../exceptions.js'
 import { hasBrand, isPlainObject } from '../utils/guards.js'
-import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 
 const REGISTRY_BRAND = Symbol.for('toolsmith.registry')
 
@@ -51,8 +51,8 @@ export class Registry {
     try {
       validateOrThrow(registrySchema, initial, { convert: false })
     } catch (error) {
-      const message = error instanceof ValidationException ? error.message : errorSummary(error)
-      throw new E_INVALID_INITIAL_REGISTRY_VALUE(`A Registry must be created from a plain object: ${message}`, { cause: error })
+      // validateOrThrow throws only ValidationException, whose message lists the failures.
+      throw new E_INVALID_INITIAL_REGISTRY_VALUE(`A Registry must be created from a plain object: ${(error as Error).message}`, { cause: error })
     }
     this.#data = clone(initial) as Record<string, unknown>
   }

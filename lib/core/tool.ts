@@ -661,21 +661,15 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
  */
 function startEvent(toolName: string, turnId: string, prepared: ValidCall, startedAt: number): ToolExecutionStartEvent {
   const pending = unhashedCallId(prepared)
-  if (!pending && (!(prepared instanceof Prepared) || !prepared.redactsLazily)) {
-    return { toolName, turnId, callId: prepared.callId, args: prepared.loggedArgs, startedAt }
-  }
-  const event = { toolName, turnId, callId: '', args: undefined as unknown, startedAt }
+  const redactsLazily = prepared instanceof Prepared && prepared.redactsLazily
+  const event = { toolName, turnId, callId: pending ? '' : prepared.callId, args: redactsLazily ? undefined : prepared.loggedArgs, startedAt }
   if (pending) defineLazyCallId(event, pending)
-  if (prepared instanceof Prepared && prepared.redactsLazily) {
-    Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
-  } else {
-    event.args = prepared.loggedArgs
-  }
+  if (redactsLazily) Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
   return event
 }
 
 /** `prepared`'s callId while it is still to be hashed (a long string in its args). */
-function unhashedCallId(prepared: ValidCall): PendingCallId | undefined {
+function unhashedCallId(prepared: ValidCall | Prepared<any>): PendingCallId | undefined {
   const pending = prepared instanceof Prepared ? prepared.pendingCallId : undefined
   return pending?.ready === false ? pending : undefined
 }
@@ -694,8 +688,8 @@ class CallInfo implements ToolCallInfo, GatedToolCall {
   readonly #prepared: Prepared<any>
 
   constructor(prepared: Prepared<any>, signal: AbortSignal) {
-    const pending = prepared.pendingCallId
-    if (pending?.ready === false) defineLazyCallId(this, pending)
+    const pending = unhashedCallId(prepared)
+    if (pending) defineLazyCallId(this, pending)
     else this.callId = prepared.callId
     this.toolName = prepared.toolName
     this.signal = signal

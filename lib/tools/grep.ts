@@ -327,13 +327,16 @@ function errorText(stderr: string, search: PreparedSearch): string {
   return text
 }
 
+/** The marker a head capture ends with (no line break after it). */
+const TRAILING_MARKER = /\n\[… (\d+) bytes truncated …\]$/
+
 /**
  * rg's output with its truncation marker counting what was left out as the
  * model would have seen it: every omitted line's path is rewritten too
  * (`lineDelta` bytes each), so the raw byte count is off by that much per line.
  */
 function shownOmitted(output: string, totalLines: number | undefined, lineDelta: number): string {
-  const marked = /\n\[… (\d+) bytes truncated …\]\n?$/.exec(output)
+  const marked = TRAILING_MARKER.exec(output)
   if (marked === null || totalLines === undefined || lineDelta === 0) return output
   const kept = output.slice(0, marked.index + 1)
   let keptLines = 0
@@ -348,7 +351,7 @@ function shownOmitted(output: string, totalLines: number | undefined, lineDelta:
  */
 function fitLines(text: string, limit: number): string {
   if (Buffer.byteLength(text) <= limit) return text
-  const marked = /\n\[… (\d+) bytes truncated …\]$/.exec(text)
+  const marked = TRAILING_MARKER.exec(text)
   // With a marker, the line break before it is already in its count: not in the body.
   const body = Buffer.from(marked === null ? text : text.slice(0, marked.index))
   const omitted = marked === null ? 0 : Number(marked[1])

@@ -34,6 +34,16 @@ function weatherTool(handler = async (args: { city: string; days: number }) => `
   return new Tool({ name: 'weather', description: 'Forecast', inputSchema, handler })
 }
 
+/** A tool taking one string, `content`, and answering 'ok': the subject of the pending-callId specs. */
+function contentStore() {
+  return new Tool({
+    name: 'store',
+    description: '',
+    inputSchema: validator.object({ content: validator.string().required() }),
+    handler: async () => 'ok',
+  })
+}
+
 function recordingContext(options: Parameters<typeof createDispatchContext>[0] = {}) {
   const ctx = createDispatchContext(options)
   const starts: ToolExecutionStartEvent[] = []
@@ -514,12 +524,7 @@ describe('Tool.executor events and results', () => {
   })
 
   it('a pending callId works on a frozen prepared call, becomes a plain field once read, and can be assigned on an event', async () => {
-    const tool = new Tool({
-      name: 'store',
-      description: '',
-      inputSchema: validator.object({ content: validator.string().required() }),
-      handler: async () => 'ok',
-    })
+    const tool = contentStore()
     const content = 'x'.repeat(5_000)
     const expected = sha256Hex(canonicalStringify({ tool: 'store', args: { content } }))
     const executor = tool.executor(createDispatchContext())
@@ -566,12 +571,7 @@ describe('Tool.executor events and results', () => {
   })
 
   it('hashes a string too long to escape safely later in prepare, as before', async () => {
-    const tool = new Tool({
-      name: 'store',
-      description: '',
-      inputSchema: validator.object({ content: validator.string().required() }),
-      handler: async () => 'ok',
-    })
+    const tool = contentStore()
     const prepared = await tool.executor(createDispatchContext()).prepare({ content: 'x'.repeat(EAGER_HASH_CHARS + 1) })
     expect(Object.getOwnPropertyDescriptor(prepared, 'callId')?.value).toMatch(/^[0-9a-f]{64}$/)
   })
