@@ -33,6 +33,9 @@ import {
   E_TOOL_GIT_REMOTE_DISABLED,
   E_TOOL_DENIED,
   E_TOOL_SANDBOX_UNAVAILABLE,
+  E_TOOL_PATH_PROTECTED,
+  E_TOOL_LIMIT_EXCEEDED,
+  E_TOOL_NOT_A_DIRECTORY,
   E_TOOL_IO_ERROR,
   E_TOOL_OUTCOME_UNKNOWN,
 } from './exceptions.js'
@@ -96,3 +99,12 @@ export const TOOL_IO_ERROR: typeof E_TOOL_IO_ERROR = E_TOOL_IO_ERROR
 
 /** `TOOL_OUTCOME_UNKNOWN`: the same class as {@link E_TOOL_OUTCOME_UNKNOWN}, named after its code. */
 export const TOOL_OUTCOME_UNKNOWN: typeof E_TOOL_OUTCOME_UNKNOWN = E_TOOL_OUTCOME_UNKNOWN
+
+/** `TOOL_PATH_PROTECTED`: the same class as {@link E_TOOL_PATH_PROTECTED}, named after its code. */
+export const TOOL_PATH_PROTECTED: typeof E_TOOL_PATH_PROTECTED = E_TOOL_PATH_PROTECTED
+
+/** `TOOL_LIMIT_EXCEEDED`: the same class as {@link E_TOOL_LIMIT_EXCEEDED}, named after its code. */
+export const TOOL_LIMIT_EXCEEDED: typeof E_TOOL_LIMIT_EXCEEDED = E_TOOL_LIMIT_EXCEEDED
+
+/** `TOOL_NOT_A_DIRECTORY`: the same class as {@link E_TOOL_NOT_A_DIRECTORY}, named after its code. */
+export const TOOL_NOT_A_DIRECTORY: typeof E_TOOL_NOT_A_DIRECTORY = E_TOOL_NOT_A_DIRECTORY

@@ -432,6 +432,38 @@ export class E_TOOL_SANDBOX_UNAVAILABLE extends BaseException {
   static override message = 'The OS sandbox is unavailable on this machine'
 }
 
+/**
+ * A file tool was asked to create, change or read a protected path: a file
+ * that runs code on the host later (`.git/config`, `.git/hooks/…`, shell rc
+ * files, editor task files…) or a credential the sandbox hides. Nothing was
+ * touched. `details.path` names it and `details.reason` says which rule
+ * matched (`'executes-on-host'` or `'credentials'`).
+ */
+export class E_TOOL_PATH_PROTECTED extends BaseException {
+  static override code = 'TOOL_PATH_PROTECTED'
+  static override status = 403
+  static override message = 'The path is protected'
+}
+
+/**
+ * A `bash` command hit one of the sandbox's resource limits (processes,
+ * memory, file size, the private `/tmp`) and was stopped or failed because
+ * of it. `details.limit` names the limit, `details.value` its setting, and
+ * `exitCode`, `signal` and `output` are there as for a failed command.
+ */
+export class E_TOOL_LIMIT_EXCEEDED extends BaseException {
+  static override code = 'TOOL_LIMIT_EXCEEDED'
+  static override status = 507
+  static override message = 'The command exceeded a resource limit of the sandbox'
+}
+
+/** The sandbox root (`rootDir`) is missing or is not a directory: nothing can run there. */
+export class E_TOOL_NOT_A_DIRECTORY extends BaseException {
+  static override code = 'TOOL_NOT_A_DIRECTORY'
+  static override status = 400
+  static override message = 'Not a directory'
+}
+
 /** The file system refused an operation inside the sandbox (permission denied, disk full, read-only, I/O error…). */
 export class E_TOOL_IO_ERROR extends BaseException {
   static override code = 'TOOL_IO_ERROR'
