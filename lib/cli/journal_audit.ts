@@ -12,6 +12,7 @@ import type { ToolCallJournal, ToolCallPermission, ToolCallRow } from '../runner
 import { JsonlJournal } from '../runner/jsonl_journal.js'
 import { PostgresJournal } from '../runner/postgres_journal.js'
 import { SqliteJournal, hasSqliteJournal } from '../runner/sqlite_journal.js'
+import { nonRegularKind } from '../utils/file_kind.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'
 import { CliUsageError } from './usage.js'
@@ -27,7 +28,9 @@ const INPUT_CHARS = 80
  * @param defaultUrl - The PostgreSQL URL from the environment, used when no store is named.
  * @returns 0 once the report is printed.
  * @throws {@link CliUsageError} when no store or several are named, for a journal file
- *   that does not exist, is a directory or is not a journal, and for a URL that is not
+ *   that does not exist, is not a regular file (a directory, FIFO, socket or device:
+ *   refused before it is opened, so a FIFO cannot block the command) or is not a
+ *   journal, and for a URL that is not
  *   PostgreSQL's; `E_JOURNAL_UNAVAILABLE` when PostgreSQL refuses.
  */
 export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defaultUrl: string | undefined): Promise<number> {
@@ -62,7 +65,7 @@ export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defa
   return 0
 }
 
-/** The journal file the command line names, checked: it exists and is not a directory. */
+/** The journal file the command line names, checked: it exists and is a regular file. */
 function journalFile(parsed: ParsedCommandLine): { path: string; kind: 'JSONL' | 'SQLite' } | undefined {
   for (const [file, kind] of [[parsed.jsonl, 'JSONL'], [parsed.sqlite, 'SQLite']] as const) {
     if (file === undefined) continue
@@ -71,7 +74,9 @@ function journalFile(parsed: ParsedCommandLine): { path: string; kind: 'JSONL' |
     // Reading must not create: a mistyped path would otherwise audit a new, empty journal.
     const stats = statSync(path, { throwIfNoEntry: false })
     if (stats === undefined) throw new CliUsageError(`No ${kind} journal at ${path}`, 'journal')
-    if (stats.isDirectory()) throw new CliUsageError(`${path} is a directory, not a ${kind} journal`, 'journal')
+    // Looked at before anything opens it: reading a FIFO would wait for a writer forever.
+    const what = nonRegularKind(stats)
+    if (what !== undefined) throw new CliUsageError(`${path} is ${what}, not a ${kind} journal`, 'journal')
     return { path, kind }
   }
   return undefined

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { readFile } from 'node:fs/promises'
 import { E_INVALID_POLICY, errorSummary } from '../exceptions.js'
+import { NotRegularFileError, readRegularFile } from '../utils/file_kind.js'
 import { PermissionPolicy } from './policy.js'
 
 /**
@@ -14,7 +14,9 @@ import { PermissionPolicy } from './policy.js'
  * @param file - The file's path.
  * @returns The policy.
  * @throws {@link toolsmith/core!E_INVALID_POLICY} when the file cannot be read, is not
- *   JSON, or has a bad rule: one line, naming the file and the rule's index
+ *   a regular file (a FIFO, socket, device or directory is refused without
+ *   waiting on it), is not JSON, or has a bad rule: one line, naming the file
+ *   and the rule's index
  *   (`Invalid permission policy policy.json: rules[2]: "decision" must be one of [allow, ask, deny]`).
  *
  * @example
@@ -26,10 +28,17 @@ import { PermissionPolicy } from './policy.js'
 export async function loadPermissionPolicy(file: string): Promise<PermissionPolicy> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readRegularFile(file)
   } catch (cause) {
     const code = (cause as { code?: unknown } | null)?.code
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${errorSummary(cause)})`
+    const why =
+      cause instanceof NotRegularFileError
+        ? `is ${cause.kind}, not a regular file`
+        : code === 'ENOENT'
+          ? 'does not exist'
+          : code === 'ENXIO'
+            ? 'is a socket, not a regular file'
+            : `cannot be read (${errorSummary(cause)})`
     throw new E_INVALID_POLICY(`Permission policy ${file} ${why}`, { cause, details: { source: file } })
   }
   return parsePermissionPolicy(text, file)
