@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { E_INVALID_TOOL_ARGS, E_NOT_CANONICALIZABLE, errorSummary } from '../exceptions.js'
 import { canonicalStringify, canonicalStringifyDeferring, type DeferredText } from '../utils/canonical_json.js'
 import { sha256Hex } from '../utils/hash.js'
 import { sha256HexDeferred } from '../utils/long_string_hash.js'
@@ -12,9 +13,10 @@ import { sha256HexDeferred } from '../utils/long_string_hash.js'
  * `sha256hex(canonicalStringify({ tool, args }))` over the raw args.
  *
  * @remarks
- * Args JSON cannot represent (a cycle, `NaN`, a function…) are refused by
- * validation anyway; for them the id is a hash of a best-effort rendering, so
- * that the failed call can still be recorded under a stable id.
+ * Args JSON cannot represent (a cycle, `NaN`, a function…) or that cannot be
+ * read (a getter or `Proxy` trap that throws) are refused by validation
+ * anyway; for them the id is a hash of a best-effort rendering, so that the
+ * failed call can still be recorded under a stable id. It never throws.
  *
  * @param toolName - The tool's name.
  * @param args - The raw args, as the model sent them.
@@ -58,8 +60,8 @@ export function strictCallIdOf(toolName: string, args: unknown): string {
  */
 export function pendingCallIdOf(toolName: string, args: unknown): string | PendingCallId {
   let deferred: DeferredText
-  if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') {
-    const whole = canonicalStringifyDeferring({ tool: toolName, args })
+  if (typeof args !== 'object' || args === null || hasToJSON(args)) {
+    const whole = wholeCall(toolName, args)
     if (typeof whole === 'string') return sha256Hex(whole)
     deferred = whole
   } else {
@@ -164,10 +166,73 @@ export function idempotencyKeyOf(ctx: { readonly id: string; readonly idempotenc
   return sha256Hex(canonicalStringify({ scope: ctx.idempotencyScope ?? ctx.id, callId }))
 }
 
+/**
+ * The `E_INVALID_TOOL_ARGS` for args the callId walk refused: JSON cannot
+ * represent them (`NaN`, a cycle), or reading them threw (a getter, a Proxy
+ * trap, `toJSON`). An unreadable argument is named by its path, in the
+ * message and as the one issue (type `any.unreadable`).
+ *
+ * @param toolName - The tool's name.
+ * @param cause - What {@link pendingCallIdOf} threw.
+ * @returns The error; `cause` is its cause.
+ * @internal
+ */
+export function unrepresentableArgs(toolName: string, cause: unknown): E_INVALID_TOOL_ARGS {
+  const path = cause instanceof E_NOT_CANONICALIZABLE ? (cause.details as { path?: unknown } | undefined)?.path : undefined
+  if (typeof path !== 'string') {
+    return new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${toolName}": ${errorSummary(cause)}`, {
+      cause,
+      details: { toolName, issues: [] },
+    })
+  }
+  // The walk's message starts "Reading …"; the thrown text is the cause's, which may be anything.
+  const what = (cause as Error).message.replace(/^Reading the value/, 'reading the arguments').replace(/^Reading/, 'reading')
+  return new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${toolName}": ${what} (arguments must be plain data)`, {
+    cause,
+    details: { toolName, issues: [{ path, message: what, type: 'any.unreadable' }] },
+  })
+}
+
+/**
+ * The canonical text of `{ tool, args }` as a whole (args that are not an
+ * object, or have `toJSON`). A read that throws is reported with its path
+ * in the args, as for any other args, not under the wrapper's `"args"` key.
+ */
+function wholeCall(toolName: string, args: unknown): string | DeferredText {
+  try {
+    return canonicalStringifyDeferring({ tool: toolName, args })
+  } catch (error) {
+    if (!(error instanceof E_NOT_CANONICALIZABLE)) throw error
+    const path = (error.details as { path?: unknown } | undefined)?.path
+    if (typeof path !== 'string' || !/^args(?![\w$])/.test(path)) throw error
+    const inner = path.slice(4).replace(/^\./, '')
+    const where = inner === '' ? 'the value' : JSON.stringify(inner)
+    throw new E_NOT_CANONICALIZABLE(error.message.replace(JSON.stringify(path), where), { cause: error.cause, details: { path: inner } })
+  }
+}
+
+/**
+ * Whether `args` has a `toJSON` method. A read that throws (a getter, a
+ * Proxy) says no: the canonical walk reads it again and reports it, with
+ * the path, as the args' error.
+ */
+function hasToJSON(args: object): boolean {
+  try {
+    return typeof (args as { toJSON?: unknown }).toJSON === 'function'
+  } catch {
+    return false
+  }
+}
+
+/** Some text for args the canonical walk refused; never throws (a Proxy's every trap may). */
 function bestEffortText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {
-    return String(value)
+    try {
+      return String(value)
+    } catch {
+      return '[unreadable]'
+    }
   }
 }

@@ -21,7 +21,7 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
-import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCallIdOf } from './call_identity.js'
+import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
 import type { DispatchContext, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
@@ -506,10 +506,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     try {
       callId = pendingCallIdOf(this.name, args)
     } catch (cause) {
-      const error = new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${this.name}": ${errorSummary(cause)}`, {
-        cause,
-        details: { toolName: this.name, issues: [] },
-      })
+      const error = unrepresentableArgs(this.name, cause)
       return this.#issue(new Prepared<Args>(this, this.name, callIdOf(this.name, args), ctx, INVALID_ARGS_NOT_RECORDED, false, undefined, error))
     }
     let validated: Args

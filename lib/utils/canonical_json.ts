@@ -23,12 +23,16 @@ import { E_NOT_CANONICALIZABLE } from '../exceptions.js'
  * Values JSON cannot represent faithfully are refused rather than silently
  * changed: `NaN`, `±Infinity` and cycles throw. Shared, non-cyclic
  * references are fine. Nesting too deep for the stack throws too, instead of
- * a `RangeError` escaping.
+ * a `RangeError` escaping. So does a value that cannot be read (a getter, a
+ * `Proxy` trap or a `toJSON` that throws, a revoked `Proxy`): the error names
+ * the path to it (`details.path`, `"env.HOME"`, `"args[2]"`; `""` for the
+ * value itself) and keeps what was thrown as its cause.
  *
  * @param value - Any JSON-like value.
  * @returns The canonical JSON text.
  * @throws {@link E_NOT_CANONICALIZABLE} for `NaN`, `±Infinity`, cycles,
- *   excessive nesting, and a top-level value with no JSON form (`undefined`).
+ *   excessive nesting, a value whose reading throws, and a top-level value
+ *   with no JSON form (`undefined`).
  *
  * @example
  * ```ts
@@ -88,10 +92,13 @@ function canonicalise(value: unknown, ancestors: Ancestors): string {
   try {
     text = serialise(value, '', ancestors)
   } catch (error) {
-    if (error instanceof RangeError) {
+    if (isStackOverflow(error)) {
       throw new E_NOT_CANONICALIZABLE('Value is nested too deeply to canonicalise', { cause: error })
     }
-    throw error
+    if (error instanceof E_NOT_CANONICALIZABLE) throw error
+    const { path, cause } = error instanceof UnreadableValue ? error : new UnreadableValue(error)
+    const where = path.length === 0 ? 'the value' : JSON.stringify(formatPath(path))
+    throw new E_NOT_CANONICALIZABLE(`Reading ${where} threw: ${thrownText(cause)}`, { cause, details: { path: formatPath(path) } })
   }
   if (text === undefined) {
     throw new E_NOT_CANONICALIZABLE(`A top-level ${typeof value} has no JSON form`)
@@ -194,11 +201,40 @@ function serialiseContainer(object: object, key: string | number, ancestors: Anc
   return text
 }
 
+/**
+ * What reading a member threw (a getter, a `Proxy` trap, `toJSON`), on its
+ * way up to {@link canonicalise}: each container it passes adds its key in
+ * front, so the error can name the whole path. Internal to the walk.
+ */
+class UnreadableValue {
+  readonly path: (string | number)[] = []
+
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * `error`, thrown while serialising the member `key` of a container, with
+ * `key` added in front of its path. Errors of the walk itself (a cycle,
+ * `NaN`, the stack running out) pass unchanged.
+ */
+function underKey(error: unknown, key: string | number | undefined): unknown {
+  if (error instanceof E_NOT_CANONICALIZABLE || isStackOverflow(error)) return error
+  const unreadable = error instanceof UnreadableValue ? error : new UnreadableValue(error)
+  if (key !== undefined) unreadable.path.unshift(key)
+  return unreadable
+}
+
 function serialiseArray(array: readonly unknown[], ancestors: Ancestors): string {
   let out = '['
-  for (let i = 0; i < array.length; i++) {
-    if (i > 0) out += ','
-    out += serialise(array[i], i, ancestors) ?? 'null'
+  let i = 0
+  // One try per container, not per member: nothing to pay on the way through.
+  try {
+    for (; i < array.length; i++) {
+      if (i > 0) out += ','
+      out += serialise(array[i], i, ancestors) ?? 'null'
+    }
+  } catch (error) {
+    throw underKey(error, i)
   }
   return out + ']'
 }
@@ -223,16 +259,27 @@ function quotedKey(key: string): string {
 
 function serialiseObject(object: object, ancestors: Ancestors): string {
   const record = object as Record<string, unknown>
-  const keys = Object.keys(record)
+  // Listing the keys runs a Proxy's ownKeys and getOwnPropertyDescriptor traps.
+  let keys: string[]
+  try {
+    keys = Object.keys(record)
+  } catch (error) {
+    throw underKey(error, undefined)
+  }
   if (keys.length > 1 && !isSorted(keys)) sortKeys(keys)
   let out = '{'
   let first = true
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!
-    const text = serialise(record[key], key, ancestors)
-    if (text === undefined) continue
-    out += (first ? '' : ',') + quotedKey(key) + text
-    first = false
+  let i = 0
+  try {
+    for (; i < keys.length; i++) {
+      const key = keys[i]!
+      const text = serialise(record[key], key, ancestors)
+      if (text === undefined) continue
+      out += (first ? '' : ',') + quotedKey(key) + text
+      first = false
+    }
+  } catch (error) {
+    throw underKey(error, keys[i])
   }
   return out + '}'
 }
@@ -262,6 +309,32 @@ function sortKeys(keys: string[]): void {
     }
     keys[j + 1] = key
   }
+}
+
+/** `["env", "HOME"]` → `env.HOME`; `["args", 2]` → `args[2]`; odd keys quoted (`a["b.c"]`). */
+function formatPath(path: readonly (string | number)[]): string {
+  let out = ''
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) out += out === '' ? key : `.${key}`
+    else out += `[${JSON.stringify(key)}]`
+  }
+  return out
+}
+
+/** The message of something thrown, which may not be an Error (or may throw when read). */
+function thrownText(thrown: unknown): string {
+  try {
+    if (thrown instanceof Error) return thrown.message
+    return typeof thrown === 'string' ? thrown : String(thrown)
+  } catch {
+    return 'a value that cannot be shown'
+  }
+}
+
+/** V8's "Maximum call stack size exceeded": the walk's own failure on deep nesting. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message)
 }
 
 function describeKey(key: string | number): string {
