@@ -10,6 +10,7 @@ import { lstatSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { E_TOOL_FILE_NOT_FOUND, E_TOOL_NOT_A_FILE, E_TOOL_PATH_ESCAPE, E_TOOL_PATH_INVALID } from '../exceptions.js'
 import { errnoCode, toToolError } from './fs_errors.js'
+import { rootNotADirectory } from './root_dir.js'
 
 /** Longest accepted path, in UTF-8 bytes (Linux `PATH_MAX`). */
 export const MAX_PATH_BYTES = 4096
@@ -26,7 +27,7 @@ const MAX_SYMLINK_HOPS = 40
 export interface PathScope {
   /** The root as configured (absolute, not resolved through symlinks). */
   readonly rootDir: string
-  /** The root's real path; throws `TOOL_FILE_NOT_FOUND` when it is missing. */
+  /** The root's real path; throws `TOOL_NOT_A_DIRECTORY` when it is missing. */
   realRoot(): Promise<string>
 }
 
@@ -159,25 +160,21 @@ export function assertFilePathInput(input: unknown): asserts input is string {
  *
  * @param rootDir - The configured root (absolute).
  * @returns Its real path.
- * @throws {@link toolsmith/core!E_TOOL_FILE_NOT_FOUND} when it is missing or not a directory.
+ * @throws {@link toolsmith/core!E_TOOL_NOT_A_DIRECTORY} when it is missing or not a
+ *   directory (removed or replaced since it was configured): the root is
+ *   what is missing, not the file a call named.
  * @internal
  */
 export async function resolveRealRoot(rootDir: string): Promise<string> {
   let real: string
+  let stats: Stats
   try {
     real = await realpath(rootDir)
+    stats = await stat(real)
   } catch (error) {
-    throw new E_TOOL_FILE_NOT_FOUND(`The sandbox root ${JSON.stringify(rootDir)} does not exist`, {
-      cause: error,
-      details: { path: rootDir, errno: errnoCode(error) ?? null },
-    })
+    throw rootNotADirectory(rootDir, error)
   }
-  const stats = await stat(real)
-  if (!stats.isDirectory()) {
-    throw new E_TOOL_FILE_NOT_FOUND(`The sandbox root ${JSON.stringify(rootDir)} is not a directory`, {
-      details: { path: rootDir, errno: 'ENOTDIR' },
-    })
-  }
+  if (!stats.isDirectory()) throw rootNotADirectory(rootDir, undefined)
   return real
 }
 
@@ -200,7 +197,8 @@ export async function resolveRealRoot(rootDir: string): Promise<string> {
  * @param input - The path as the model gave it.
  * @returns The resolution.
  * @throws {@link toolsmith/core!E_TOOL_PATH_INVALID}, {@link toolsmith/core!E_TOOL_PATH_ESCAPE},
- *   {@link toolsmith/core!E_TOOL_FILE_NOT_FOUND} (missing root, or a file used as a directory).
+ *   {@link toolsmith/core!E_TOOL_FILE_NOT_FOUND} (a file used as a directory),
+ *   {@link toolsmith/core!E_TOOL_NOT_A_DIRECTORY} (a missing root).
  * @internal
  */
 export async function resolveInRoot(scope: PathScope, input: string, options?: ResolveOptions): Promise<ResolvedPath> {

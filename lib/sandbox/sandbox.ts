@@ -17,6 +17,7 @@ import { isValidAllowlistEntry, NetworkAllowlist } from './network_allowlist.js'
 import { NetworkGateway } from './network_gateway.js'
 import { NetworkProxy } from './network_proxy.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
+import { assertRootDirectory } from './root_dir.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
 
@@ -81,7 +82,10 @@ export interface SandboxOptions {
    * never touch a path outside it; `bash` commands, in the OS sandbox, may
    * write only inside it (plus `writablePaths` and a private `/tmp`) and
    * read the rest of the host read-only. It may itself be reached through a
-   * symlink: its real path becomes the boundary.
+   * symlink: its real path becomes the boundary. A given root must exist
+   * when the sandbox is created (else `E_TOOL_NOT_A_DIRECTORY`); if it is
+   * removed later, every call fails with `TOOL_NOT_A_DIRECTORY` until it is
+   * back.
    *
    * @defaultValue `process.cwd()` when the sandbox is first used
    */
@@ -368,6 +372,8 @@ export class Sandbox {
    * @param options - Root, limits, network and environment; see {@link SandboxOptions}.
    * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when an option is invalid; the
    *   `ValidationException` is the cause.
+   * @throws {@link toolsmith/core!E_TOOL_NOT_A_DIRECTORY} when `rootDir` is given and is
+   *   missing or not a directory.
    */
   constructor(options: SandboxOptions = {}) {
     let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation'>> &
@@ -379,7 +385,12 @@ export class Sandbox {
       throw new E_INVALID_OPTIONS(`Invalid sandbox options: ${message}`, { cause: error })
     }
     this.#givenRoot = valid.rootDir
-    if (valid.rootDir !== undefined) this.#rootDir = path.resolve(valid.rootDir)
+    if (valid.rootDir !== undefined) {
+      this.#rootDir = path.resolve(valid.rootDir)
+      // A given root is checked now, where the mistake is made; the default
+      // (the cwd at first use) stays lazy for the ready instances.
+      assertRootDirectory(this.#rootDir)
+    }
     this.#maxOutputBytes = valid.maxOutputBytes
     this.#timeoutMs = valid.timeoutMs
     if (typeof valid.allowNetwork === 'boolean') this.#allowNetwork = valid.allowNetwork
@@ -559,7 +570,7 @@ export class Sandbox {
    * The real path of the root (resolved once, then cached).
    *
    * @returns The absolute real path.
-   * @throws `TOOL_FILE_NOT_FOUND` when the root does not exist or is not a directory.
+   * @throws `TOOL_NOT_A_DIRECTORY` when the root does not exist or is not a directory.
    */
   async realRoot(): Promise<string> {
     this.#realRoot ??= resolveRealRoot(this.rootDir)
@@ -578,7 +589,7 @@ export class Sandbox {
    *
    * @param input - A path relative to the root, or absolute inside it.
    * @returns The absolute real path (the file need not exist).
-   * @throws `TOOL_PATH_INVALID`, `TOOL_PATH_ESCAPE`, `TOOL_FILE_NOT_FOUND`
+   * @throws `TOOL_PATH_INVALID`, `TOOL_PATH_ESCAPE`, `TOOL_NOT_A_DIRECTORY`
    *   (for a missing root).
    */
   async resolve(input: string): Promise<string> {

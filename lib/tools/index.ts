@@ -44,7 +44,9 @@ export type BuiltinTools = {
  *
  * @param options - Sandbox options, or a {@link Sandbox} to share.
  * @returns `{ read, write, edit, grep, bash }`.
- * @throws `E_INVALID_OPTIONS` when the options are invalid.
+ * @throws `E_INVALID_OPTIONS` when the options are invalid;
+ *   `E_TOOL_NOT_A_DIRECTORY` when `rootDir` is given and is missing or not a
+ *   directory (checked now, not at the first call).
  *
  * @example
  * ```ts

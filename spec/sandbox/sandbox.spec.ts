@@ -41,14 +41,16 @@ describe('Sandbox options', () => {
   })
 
   it('keeps what it is given (rootDir made absolute, env frozen)', () => {
+    // A relative root that exists: a given root is checked when the sandbox is created.
+    const relativeRoot = path.relative(process.cwd(), os.tmpdir())
     const sandbox = new Sandbox({
-      rootDir: 'some/relative/dir',
+      rootDir: relativeRoot,
       maxOutputBytes: 1234,
       timeoutMs: 5000,
       allowNetwork: true,
       env: { FOO: 'bar' },
     })
-    expect(sandbox.rootDir).toBe(path.resolve('some/relative/dir'))
+    expect(sandbox.rootDir).toBe(path.resolve(relativeRoot))
     expect(sandbox.maxOutputBytes).toBe(1234)
     expect(sandbox.timeoutMs).toBe(5000)
     expect(sandbox.allowNetwork).toBe(true)
@@ -135,14 +137,16 @@ describe('Sandbox options', () => {
     }
   })
 
-  it('a root that does not exist is TOOL_FILE_NOT_FOUND for every tool, and works once created', async () => {
-    const missing = path.join(os.tmpdir(), `toolsmith-missing-${process.pid}-${Date.now()}`)
+  it('a root removed after the tools were created is TOOL_NOT_A_DIRECTORY for every tool, and works once back', async () => {
+    const missing = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-removed-'))
     const set = createTools({ rootDir: missing })
+    fs.rmdirSync(missing)
     try {
-      expect((await failure(set.read, { path: 'a.txt' })).code).toBe('TOOL_FILE_NOT_FOUND')
-      expect((await failure(set.write, { path: 'a.txt', content: 'x' })).code).toBe('TOOL_FILE_NOT_FOUND')
-      expect((await failure(set.grep, { pattern: 'x' })).code).toBe('TOOL_FILE_NOT_FOUND')
-      expect((await failure(set.bash, { cmd: 'ls' })).code).toBe('TOOL_FILE_NOT_FOUND')
+      expect((await failure(set.read, { path: 'a.txt' })).code).toBe('TOOL_NOT_A_DIRECTORY')
+      expect((await failure(set.write, { path: 'a.txt', content: 'x' })).code).toBe('TOOL_NOT_A_DIRECTORY')
+      expect((await failure(set.edit, { path: 'a.txt', patch: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n' })).code).toBe('TOOL_NOT_A_DIRECTORY')
+      expect((await failure(set.grep, { pattern: 'x' })).code).toBe('TOOL_NOT_A_DIRECTORY')
+      expect((await failure(set.bash, { cmd: 'ls' })).code).toBe('TOOL_NOT_A_DIRECTORY')
       expect(fs.existsSync(missing)).toBe(false)
       fs.mkdirSync(missing)
       expect(await call(set.write, { path: 'a.txt', content: 'x' })).toBe('ok')
