@@ -15,7 +15,7 @@ import { accessSync, constants, lstatSync, readFileSync, realpathSync, statSync,
 import path from 'node:path'
 import { findSystemExecutable } from './isolation.js'
 import { kernelInterfaceFlags } from './kernel_interfaces.js'
-import { seccompSupport, type SyscallFilterStatus } from './seccomp.js'
+import { deniedOn, seccompSupport, type SyscallFilterStatus } from './seccomp.js'
 
 /** What bubblewrap can do on this machine, probed once per process. */
 export interface BubblewrapSupport {
@@ -180,7 +180,7 @@ export function probeBubblewrap(): BubblewrapSupport {
   }
   const filter = seccompSupport()
   let program = 'program' in filter ? filter.program : undefined
-  let seccomp: SyscallFilterStatus = 'program' in filter ? { enabled: true, arch: filter.arch, reason: undefined } : noFilter(filter.reason)
+  let seccomp: SyscallFilterStatus = 'program' in filter ? { enabled: true, arch: filter.arch, denied: deniedOn(filter.arch), reason: undefined } : noFilter(filter.reason)
   // A kernel without seccomp filters (or a container that forbids them) still gets the sandbox, and says so.
   const attempt = (extra: string[]): { ok: boolean; stderr: string } => {
     const first = tryBwrap(bwrap, extra, program)
@@ -221,7 +221,7 @@ export function probeBubblewrap(): BubblewrapSupport {
 }
 
 function noFilter(reason: string): SyscallFilterStatus {
-  return { enabled: false, arch: undefined, reason }
+  return { enabled: false, arch: undefined, denied: [], reason }
 }
 
 function isExecutable(file: string): boolean {

@@ -138,6 +138,7 @@ const NOTHING: SandboxIsolation = Object.freeze({ filesystem: false, network: fa
 const NO_FILTER: SyscallFilterStatus = Object.freeze({
   enabled: false,
   arch: undefined,
+  denied: [],
   reason: 'only the OS sandbox (bubblewrap) installs the seccomp filter',
 })
 

@@ -36,6 +36,8 @@ export interface SyscallFilterStatus {
   readonly enabled: boolean
   /** The ABI the filter is written for (`x86_64`, `aarch64`), when enabled. */
   readonly arch: string | undefined
+  /** The system calls that fail with `EPERM` (none when the filter is off). */
+  readonly denied: readonly string[]
   /** Why there is no filter (another architecture, a kernel without seccomp, no OS sandbox). */
   readonly reason: string | undefined
 }
@@ -140,6 +142,17 @@ function assemble(code: readonly Pending[]): Uint8Array {
 export function seccompArchFor(nodeArch: string, order: 'BE' | 'LE'): SeccompArch | undefined {
   if (order !== 'LE') return undefined
   return nodeArch === 'x64' ? 'x86_64' : nodeArch === 'arm64' ? 'aarch64' : undefined
+}
+
+/**
+ * The calls of {@link DENIED_SYSCALLS} that exist on `arch`, in order.
+ *
+ * @param arch - The filter's architecture.
+ * @returns Their names.
+ * @internal
+ */
+export function deniedOn(arch: SeccompArch): readonly string[] {
+  return DENIED_SYSCALLS.filter((name) => SYSCALL_NUMBERS[arch][name] !== undefined)
 }
 
 let host: { readonly arch: SeccompArch; readonly program: Uint8Array } | { readonly reason: string } | undefined

@@ -251,7 +251,9 @@ describe.runIf(hostArch !== undefined)('seccomp filter inside bash', () => {
   const numbers = SYSCALL_NUMBERS[hostArch ?? 'x86_64']
 
   it('is on, for this machine\'s ABI, and every command runs under it (enforcement, /proc/self/status)', async () => {
-    expect(new Sandbox({ rootDir: root }).enforcement.seccomp).toEqual({ enabled: true, arch: hostArch, reason: undefined })
+    const denied = DENIED_SYSCALLS.filter((name) => numbers[name] !== undefined)
+    expect(new Sandbox({ rootDir: root }).enforcement.seccomp).toEqual({ enabled: true, arch: hostArch, denied, reason: undefined })
+    expect(new Sandbox({ rootDir: root, isolation: { filesystem: false } }).enforcement.seccomp).toMatchObject({ enabled: false, denied: [] })
     const status = await run('sh', ['-c', 'grep -E "^(NoNewPrivs|Seccomp|Seccomp_filters):" /proc/self/status'])
     expect(status).toMatch(/^NoNewPrivs:\s+1$/m)
     expect(status).toMatch(/^Seccomp:\s+2$/m)
