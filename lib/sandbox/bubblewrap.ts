@@ -4,9 +4,11 @@
  * UTS (and, unless the network is allowed, network) namespaces in which the
  * host's file system is mounted read-only, the sandbox root and the extra
  * writable paths read-write, `/tmp` and `/run` are private and empty, `/proc`
- * shows only the command's own processes, `/dev` is minimal, credentials are
- * masked, and every capability is dropped. The command is exec'd by bwrap
- * directly, with no shell in between.
+ * shows only the command's own processes, the kernel's settings are
+ * read-only or masked (`kernel_interfaces.ts`), `/dev` is minimal,
+ * credentials are masked, every capability is dropped, and the kit's
+ * seccomp filter (`seccomp.ts`) is installed. The command is exec'd by
+ * bwrap directly, with no shell in between.
  *
  * @module
  */

@@ -3,8 +3,9 @@
  * confined on this machine, and says so truthfully.
  *
  * - `bubblewrap` — the OS sandbox (Linux with `bwrap`): read-only host,
- *   writable root, private `/tmp` and `/run`, masked credentials, fresh PID
- *   and (unless the network is allowed) network namespaces.
+ *   writable root, private `/tmp` and `/run`, masked credentials, read-only
+ *   kernel settings, fresh PID and (unless the network is allowed) network
+ *   namespaces, and the seccomp filter (handed over on {@link SECCOMP_FD}).
  * - `unshare` — the explicit opt-out (`isolation: { filesystem: false }`):
  *   util-linux `unshare` network and PID namespaces only; the program can
  *   read and write whatever the host user can.

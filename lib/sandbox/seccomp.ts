@@ -14,8 +14,8 @@
  * 2. The calls of {@link DENIED_SYSCALLS} fail with `EPERM`.
  * 3. Nested user namespaces are refused: `clone` and `unshare` with
  *    `CLONE_NEWUSER` fail with `EPERM`; `clone3`, whose flags sit in memory
- *    a filter cannot read, fails with `ENOSYS`, so the C library falls back
- *    to `clone` (glibc and musl do) where the flags are checked. A nested
+ *    a filter cannot read, fails with `ENOSYS`, so glibc falls back to
+ *    `clone` where the flags are checked (musl never uses `clone3`). A nested
  *    user namespace would give a command every capability over new mount
  *    and network namespaces: far more kernel surface, and no agent's
  *    command needs it (`unshare -r`, `bwrap`, rootless containers inside
