@@ -90,11 +90,14 @@ describe('seccomp program (the BPF the kit builds)', () => {
         }
       })
 
-      it.runIf(arch === 'x86_64')('kills x32 calls (numbers with bit 30 set)', () => {
-        for (const nr of [0x40000000, 0x40000027, 0x40000000 + 250, 0x7fffffff]) {
-          expect(runFilter(program, seccompData(nr, own))).toBe(SECCOMP_RET.KILL_PROCESS)
-        }
-      })
+      // x32 is an x86-64 ABI: arm64 has nothing like it.
+      if (arch === 'x86_64') {
+        it('kills x32 calls (numbers with bit 30 set)', () => {
+          for (const nr of [0x40000000, 0x40000027, 0x40000000 + 250, 0x7fffffff]) {
+            expect(runFilter(program, seccompData(nr, own))).toBe(SECCOMP_RET.KILL_PROCESS)
+          }
+        })
+      }
 
       it(`refuses each of the ${denied.length} denied calls with EPERM, whatever the arguments`, () => {
         expect(denied.length).toBeGreaterThanOrEqual(arch === 'x86_64' ? 45 : 43)
