@@ -40,13 +40,29 @@ export async function durableWrite(file: string, data: string | Uint8Array): Pro
 
 /**
  * Spawn a program the way the kit does (no shell, stdout and stderr piped
- * into this process and drained), and wait for it to close.
+ * into this process and drained), and wait for it to close. `inputs` are
+ * extra descriptors fed and closed right after the spawn (the seccomp
+ * program bwrap reads), as the kit hands them over.
  */
-export function spawnDrained(file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<number | null> {
+export function spawnDrained(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; inputs?: ReadonlyArray<{ fd: number; data: Uint8Array }> } = {},
+): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout.on('data', () => undefined)
-    child.stderr.on('data', () => undefined)
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe']
+    for (const { fd } of options.inputs ?? []) {
+      while (stdio.length < fd) stdio.push('ignore')
+      stdio[fd] = 'pipe'
+    }
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio })
+    for (const { fd, data } of options.inputs ?? []) {
+      const stream = child.stdio[fd] as NodeJS.WritableStream & { destroy(): void }
+      stream.on('error', () => undefined)
+      stream.end(data, () => stream.destroy())
+    }
+    child.stdout?.on('data', () => undefined)
+    child.stderr?.on('data', () => undefined)
     child.on('error', reject)
     child.on('close', (code) => resolve(code))
   })

@@ -292,6 +292,7 @@ export {
   type SandboxIsolationOptions,
   type SandboxOptions,
 } from './sandbox/sandbox.js'
+export type { SyscallFilterStatus } from './sandbox/sandbox.js'
 export {
   GIT_REMOTE_SUBCOMMANDS,
   NETWORK_EXECUTABLES,

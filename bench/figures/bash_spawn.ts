@@ -3,8 +3,9 @@
  * kit's spawn path (validation, path checks, environment, the sandbox's
  * command line), not the command. In the OS sandbox the baseline is the
  * exact launch plan the tool spawns (`bashLaunchPlan`, the same function
- * the handler calls: bwrap argument vector, environment), spawned by hand
- * with the same two pipes: the ratio is what the kit adds.
+ * the handler calls: bwrap argument vector, environment, the seccomp
+ * program on its descriptor), spawned by hand with the same pipes: the
+ * ratio is what the kit adds.
  *
  * @module
  */
@@ -42,7 +43,7 @@ export const bashSpawnFigure: Figure = {
       {
         spawnTrue: () => batch(() => spawnDrained(trueFile, [])),
         off: () => batch(() => off({ cmd: 'true' })),
-        bwrapTrue: () => batch(() => spawnDrained(plan.file, plan.args, { cwd: plan.cwd, env: plan.env })),
+        bwrapTrue: () => batch(() => spawnDrained(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, inputs: plan.inputs })),
         sandboxed: () => batch(() => sandboxed({ cmd: 'true' })),
       },
       { warmup: 1, samples: config.quick ? 3 : 5 },
@@ -54,7 +55,7 @@ export const bashSpawnFigure: Figure = {
         id: 'bash-spawn-os',
         figure: `bash: ${label} in the OS sandbox`,
         subject: "bash.executor({ cmd: 'true' }) with defaults (bubblewrap: filesystem, network and PID isolation)",
-        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments bashLaunchPlan builds>, its environment, stdout and stderr piped and drained) awaited ${calls}×`,
+        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments bashLaunchPlan builds>, its environment, the seccomp program on fd 3, stdout and stderr piped and drained) awaited ${calls}×`,
         unit: 'ms',
         subjectValues: metric(samples.sandboxed, 'ms'),
         baselineValues: metric(samples.bwrapTrue, 'ms'),

@@ -37,6 +37,7 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
     lines.push(`secrets     ${masked} path${masked === 1 ? '' : 's'} read as empty (${enforcement.unreadablePaths.slice(0, 3).join(', ')}${masked > 3 ? ', …' : ''})`)
     lines.push(`read-only   inside the root: ${enforcement.readOnlyPaths.join(', ') || 'none'}`)
     lines.push('sockets     host Unix sockets unreachable (private /tmp and /run, the others masked)')
+    lines.push('kernel      /proc/sys, /proc/irq, /proc/bus, /proc/fs and /sys read-only; /proc/keys, /proc/timer_list… masked; /sys/firmware empty')
   }
   const guard = enforcement.networkGuard ? '; word guard on (a heuristic)' : ''
   const domains = enforcement.allowedDomains
@@ -51,6 +52,13 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
     enforcement.pid
       ? `processes   own PID namespace: no process outlives its call${enforcement.filesystem ? '; /proc shows only the command' : ' (/proc still shows host processes)'}`
       : 'processes   no PID namespace: process-group kills plus /proc tracking; /proc shows host processes',
+  )
+  const seccomp = enforcement.seccomp
+  lines.push(
+    seccomp.enabled
+      ? `seccomp     on (${seccomp.arch ?? '?'}): ${seccomp.denied.length} system calls fail with EPERM (${seccomp.denied.slice(0, 6).join(', ')}, …); ` +
+          'nested user namespaces refused; calls through another ABI kill the process (SIGSYS)'
+      : `seccomp     OFF: ${seccomp.reason ?? 'unknown reason'}`,
   )
   return lines
 }

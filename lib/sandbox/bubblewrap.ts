@@ -4,9 +4,11 @@
  * UTS (and, unless the network is allowed, network) namespaces in which the
  * host's file system is mounted read-only, the sandbox root and the extra
  * writable paths read-write, `/tmp` and `/run` are private and empty, `/proc`
- * shows only the command's own processes, `/dev` is minimal, credentials are
- * masked, and every capability is dropped. The command is exec'd by bwrap
- * directly, with no shell in between.
+ * shows only the command's own processes, the kernel's settings are
+ * read-only or masked (`kernel_interfaces.ts`), `/dev` is minimal,
+ * credentials are masked, every capability is dropped, and the kit's
+ * seccomp filter (`seccomp.ts`) is installed. The command is exec'd by
+ * bwrap directly, with no shell in between.
  *
  * @module
  */
@@ -14,6 +16,8 @@ import { spawnSync } from 'node:child_process'
 import { accessSync, constants, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { findSystemExecutable } from './isolation.js'
+import { kernelInterfaceFlags } from './kernel_interfaces.js'
+import { deniedOn, seccompSupport, type SyscallFilterStatus } from './seccomp.js'
 
 /** What bubblewrap can do on this machine, probed once per process. */
 export interface BubblewrapSupport {
@@ -25,6 +29,10 @@ export interface BubblewrapSupport {
   readonly network: boolean
   /** Why it is unavailable (bwrap's own words where it said any). */
   readonly reason: string | undefined
+  /** Whether commands run under the kit's seccomp filter ({@link seccompSupport}). */
+  readonly seccomp: SyscallFilterStatus
+  /** The compiled filter, when {@link BubblewrapSupport.seccomp} is enabled. */
+  readonly seccompProgram: Uint8Array | undefined
 }
 
 /**
@@ -65,6 +73,8 @@ export interface BubblewrapPolicy {
   readOnly: readonly string[]
   /** Paths that read as empty (directories) or empty files. */
   unreadable: readonly string[]
+  /** The descriptor bwrap reads the seccomp program from (`--seccomp FD`), when there is one. */
+  seccompFd?: number | undefined
 }
 
 /**
@@ -133,9 +143,12 @@ const BASE_FLAGS = [
 
 let support: BubblewrapSupport | undefined
 
-function tryBwrap(bwrap: string, extra: string[]): { ok: boolean; stderr: string } {
-  const result = spawnSync(bwrap, [...BASE_FLAGS, ...extra, '--', '/bin/sh', '-c', 'exit 0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+function tryBwrap(bwrap: string, extra: string[], program: Uint8Array | undefined): { ok: boolean; stderr: string } {
+  // The probe hands the seccomp program over on stdin (bwrap reads it to EOF, then closes it).
+  const seccomp = program === undefined ? [] : ['--seccomp', '0']
+  const result = spawnSync(bwrap, [...BASE_FLAGS, ...kernelInterfaceFlags(), ...extra, ...seccomp, '--', '/bin/sh', '-c', 'exit 0'], {
+    stdio: [program === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    ...(program === undefined ? {} : { input: program }),
     encoding: 'utf8',
     timeout: 10_000,
     env: { PATH: '/usr/bin:/bin' },
@@ -155,7 +168,8 @@ function tryBwrap(bwrap: string, extra: string[]): { ok: boolean; stderr: string
 export function probeBubblewrap(): BubblewrapSupport {
   if (support !== undefined) return support
   if (process.platform !== 'linux') {
-    support = { bwrap: undefined, available: false, network: false, reason: `bubblewrap needs Linux (this is ${process.platform})` }
+    const reason = `bubblewrap needs Linux (this is ${process.platform})`
+    support = { bwrap: undefined, available: false, network: false, reason, seccomp: noFilter(reason), seccompProgram: undefined }
     return support
   }
   // TOOLSMITH_BWRAP names a bwrap outside PATH (or, set to a missing file, simulates a machine without one).
@@ -163,27 +177,53 @@ export function probeBubblewrap(): BubblewrapSupport {
   const bwrap = configured ? (isExecutable(configured) ? configured : undefined) : findSystemExecutable('bwrap')
   if (bwrap === undefined) {
     const reason = configured ? `TOOLSMITH_BWRAP=${configured} is not an executable` : 'bubblewrap (`bwrap`) is not installed'
-    support = { bwrap, available: false, network: false, reason }
+    support = { bwrap, available: false, network: false, reason, seccomp: noFilter(reason), seccompProgram: undefined }
     return support
   }
-  const full = tryBwrap(bwrap, ['--unshare-net'])
+  const filter = seccompSupport()
+  let program = 'program' in filter ? filter.program : undefined
+  let seccomp: SyscallFilterStatus = 'program' in filter ? { enabled: true, arch: filter.arch, denied: deniedOn(filter.arch), reason: undefined } : noFilter(filter.reason)
+  // A kernel without seccomp filters (or a container that forbids them) still gets the sandbox, and says so.
+  const attempt = (extra: string[]): { ok: boolean; stderr: string } => {
+    const first = tryBwrap(bwrap, extra, program)
+    if (first.ok || program === undefined) return first
+    const without = tryBwrap(bwrap, extra, undefined)
+    if (!without.ok) return first
+    seccomp = noFilter(`bwrap cannot install a seccomp filter here: ${firstLine(first.stderr)}`)
+    program = undefined
+    return without
+  }
+  const full = attempt(['--unshare-net'])
   if (full.ok) {
-    support = { bwrap, available: true, network: true, reason: undefined }
+    support = { bwrap, available: true, network: true, reason: undefined, seccomp, seccompProgram: program }
     return support
   }
-  const withoutNetwork = tryBwrap(bwrap, [])
+  const withoutNetwork = attempt([])
   support = withoutNetwork.ok
-    ? { bwrap, available: true, network: false, reason: `bwrap cannot create a network namespace here: ${firstLine(full.stderr)}` }
+    ? {
+        bwrap,
+        available: true,
+        network: false,
+        reason: `bwrap cannot create a network namespace here: ${firstLine(full.stderr)}`,
+        seccomp,
+        seccompProgram: program,
+      }
     : {
         bwrap,
         available: false,
         network: false,
+        seccomp: noFilter('the OS sandbox is unavailable'),
+        seccompProgram: undefined,
         reason:
           `bwrap is installed but cannot create its namespaces here (${firstLine(withoutNetwork.stderr)}); ` +
           'unprivileged user namespaces may be disabled (see /proc/sys/kernel/unprivileged_userns_clone, ' +
           '/proc/sys/user/max_user_namespaces, or an AppArmor restriction on user namespaces)',
       }
   return support
+}
+
+function noFilter(reason: string): SyscallFilterStatus {
+  return { enabled: false, arch: undefined, denied: [], reason }
 }
 
 function isExecutable(file: string): boolean {
@@ -247,7 +287,7 @@ function isWithin(inner: string, outer: string): boolean {
  * @internal
  */
 export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[]): string[] {
-  const argv = [...BASE_FLAGS]
+  const argv = [...BASE_FLAGS, ...kernelInterfaceFlags()]
   if (policy.unshareNetwork) argv.push('--unshare-net')
   else if (policy.joinedNetwork !== true) keepResolverReachable(argv)
   // A writable path is bound only while it still resolves where it did at first:
@@ -285,6 +325,7 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     // /dev/null as a device, so the file reads as empty and writes vanish.
     else argv.push('--dev-bind', '/dev/null', real)
   }
+  if (policy.seccompFd !== undefined) argv.push('--seccomp', String(policy.seccompFd))
   argv.push('--chdir', policy.cwd, '--', file, ...args)
   return argv
 }

@@ -3,8 +3,9 @@
  * confined on this machine, and says so truthfully.
  *
  * - `bubblewrap` — the OS sandbox (Linux with `bwrap`): read-only host,
- *   writable root, private `/tmp` and `/run`, masked credentials, fresh PID
- *   and (unless the network is allowed) network namespaces.
+ *   writable root, private `/tmp` and `/run`, masked credentials, read-only
+ *   kernel settings, fresh PID and (unless the network is allowed) network
+ *   namespaces, and the seccomp filter (handed over on {@link SECCOMP_FD}).
  * - `unshare` — the explicit opt-out (`isolation: { filesystem: false }`):
  *   util-linux `unshare` network and PID namespaces only; the program can
  *   read and write whatever the host user can.
@@ -19,6 +20,7 @@
 import { constants as osConstants } from 'node:os'
 import { bubblewrapArgs, isVisibleInside, probeBubblewrap, resolveWritablePaths } from './bubblewrap.js'
 import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
+import type { SyscallFilterStatus } from './seccomp.js'
 
 /** Which kernel isolation `bash` commands actually run under. */
 export interface SandboxIsolation {
@@ -81,6 +83,22 @@ export interface EngineCommand {
   }
 }
 
+/**
+ * Data the spawned process reads from an extra descriptor: a pipe at `fd`,
+ * written and closed right after the spawn. Not close-on-exec, so it
+ * survives every program that execs the next one (`nsenter`, a wrapper
+ * shell's `exec "$@"`) until the one that reads it.
+ */
+export interface LaunchInput {
+  /** The descriptor number in the child (3 or more). */
+  readonly fd: number
+  /** Everything there is to read; the reader sees end-of-file after it. */
+  readonly data: Uint8Array
+}
+
+/** The descriptor bwrap reads the seccomp program from. */
+export const SECCOMP_FD = 3
+
 /** What to spawn for a command. */
 export interface LaunchPlan {
   file: string
@@ -89,6 +107,8 @@ export interface LaunchPlan {
   env: Record<string, string>
   /** Killing the spawned process's group takes every process of the command down (PID namespace). */
   contained: boolean
+  /** Extra descriptors to hand the child (the seccomp program). */
+  inputs?: readonly LaunchInput[]
 }
 
 /** An exit status as the engine reports it. */
@@ -105,6 +125,8 @@ export interface SandboxEngine {
   readonly isolation: SandboxIsolation
   /** Why `bash` must refuse (only for `unavailable`). */
   readonly unavailableReason: string | undefined
+  /** Whether commands run under the seccomp filter (only the `bubblewrap` engine installs it). */
+  readonly seccomp: SyscallFilterStatus
   /** Turn a checked command into what to spawn. */
   launch(command: EngineCommand): LaunchPlan
   /** Whether the program, found on the host, can be started where the command runs. */
@@ -114,6 +136,12 @@ export interface SandboxEngine {
 }
 
 const NOTHING: SandboxIsolation = Object.freeze({ filesystem: false, network: false, pid: false })
+const NO_FILTER: SyscallFilterStatus = Object.freeze({
+  enabled: false,
+  arch: undefined,
+  denied: [],
+  reason: 'only the OS sandbox (bubblewrap) installs the seccomp filter',
+})
 
 function signalName(number: number): string | undefined {
   return Object.entries(osConstants.signals).find(([, value]) => value === number)?.[0]
@@ -138,6 +166,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
       name: 'unavailable',
       isolation: NOTHING,
       unavailableReason: probe.reason,
+      seccomp: probe.seccomp,
       launch: () => {
         throw new Error('the OS sandbox is unavailable')
       },
@@ -150,6 +179,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
   if (wantNetwork && !probe.network) warnNotIsolated('network', probe.reason)
   const unshareNetwork = wantNetwork && probe.network
   const bwrap = probe.bwrap
+  const seccompProgram = probe.seccompProgram
   const writable = resolveWritablePaths(settings.writable)
   return {
     name: 'bubblewrap',
@@ -157,6 +187,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
     // and the kit's own process (and its environment) unreachable.
     isolation: Object.freeze({ filesystem: true, network: unshareNetwork, pid: true }),
     unavailableReason: undefined,
+    seccomp: probe.seccomp,
     launch: (command) => {
       const args = bubblewrapArgs(
         {
@@ -169,6 +200,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           writable,
           readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,
+          seccompFd: seccompProgram === undefined ? undefined : SECCOMP_FD,
         },
         command.file,
         command.args,
@@ -179,6 +211,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
         cwd: command.hostCwd,
         env: withPrivateTmp(command.env, settings.explicitEnv),
         contained: true,
+        ...(seccompProgram === undefined ? {} : { inputs: [{ fd: SECCOMP_FD, data: seccompProgram }] }),
       }
     },
     canStart: (file, root) => isVisibleInside(file, { root, writable, unreadable: settings.unreadable }),
@@ -222,6 +255,7 @@ function namespaceEngine(settings: EngineSettings): SandboxEngine {
     name: network || pid ? 'unshare' : 'direct',
     isolation: Object.freeze({ filesystem: false, network, pid }),
     unavailableReason: undefined,
+    seccomp: NO_FILTER,
     launch: (command) => {
       const wrapped = wrapInNamespaces(command.file, command.args, { network, pid })
       return { file: wrapped.file, args: wrapped.args, cwd: command.hostCwd, env: command.env, contained: pid }

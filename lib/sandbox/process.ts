@@ -66,6 +66,8 @@ export interface BoundedRunOptions {
   countLines?: boolean | undefined
   /** How to name the command in messages. */
   label: string
+  /** Extra descriptors for the child: a pipe at each `fd`, fed `data` and closed right after the spawn. */
+  inputs?: ReadonlyArray<{ readonly fd: number; readonly data: Uint8Array }> | undefined
 }
 
 /**
@@ -402,7 +404,7 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
     subprocess = spawn(options.file, [...options.args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: stdioWithoutLeaks(),
+      stdio: withInputs(stdioWithoutLeaks(), options.inputs),
       // A new session: the child leads its own process group, which a timeout kills whole.
       detached: true,
       windowsHide: true,
@@ -411,6 +413,7 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
     // Node throws some spawn failures (E2BIG, ENOMEM…) at once instead of emitting them.
     throw spawnError(error, options.label)
   }
+  feedInputs(subprocess, options.inputs)
   subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
   subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
   const pid = subprocess.pid
@@ -424,6 +427,33 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
     liveGroups.set(pid, tracker)
   }
   return { subprocess, pid, output, errors, tracker }
+}
+
+/** A pipe at each input's descriptor (over whatever was laid there), padding the gaps like {@link stdioWithoutLeaks}. */
+function withInputs(
+  stdio: Array<'ignore' | 'pipe' | number>,
+  inputs: BoundedRunOptions['inputs'],
+): Array<'ignore' | 'pipe' | number> {
+  for (const { fd } of inputs ?? []) {
+    while (stdio.length < fd) stdio.push('ignore')
+    stdio[fd] = 'pipe'
+  }
+  return stdio
+}
+
+/**
+ * Write each input and close the kit's end once it is flushed: the data
+ * stays queued in the socket for the reader, which then sees end-of-file.
+ * A child that exits without reading (a failed exec) is no error.
+ */
+function feedInputs(subprocess: ChildProcess, inputs: BoundedRunOptions['inputs']): void {
+  for (const { fd, data } of inputs ?? []) {
+    const stream = subprocess.stdio[fd] as NodeJS.WritableStream & { destroy(): void } | null | undefined
+    if (!stream) continue
+    stream.on('error', () => undefined)
+    stream.end(data, () => stream.destroy())
+    subprocess.once('exit', () => stream.destroy())
+  }
 }
 
 /** The deadline and the abort signal: either kills the whole tree, once, unless the command already exited. */

@@ -18,8 +18,10 @@ import { NetworkGateway } from './network_gateway.js'
 import { NetworkProxy } from './network_proxy.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
 import { assertRootDirectory } from './root_dir.js'
+import type { SyscallFilterStatus } from './seccomp.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
+export type { SyscallFilterStatus } from './seccomp.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
@@ -233,6 +235,8 @@ export interface SandboxEnforcement extends SandboxIsolation {
   readonly unreadablePaths: readonly string[]
   /** The allowlist with `allowNetwork: { domains }` (reached through the kit's proxy), else `undefined`. */
   readonly allowedDomains: readonly string[] | undefined
+  /** The seccomp filter: on (and for which ABI) or why not. */
+  readonly seccomp: SyscallFilterStatus
 }
 
 /** A list of paths, each checked by `accept`; `rule` ends the message of a refused one. */
@@ -535,6 +539,7 @@ export class Sandbox {
       readOnlyPaths: this.#readOnlyPaths,
       unreadablePaths: this.#unreadablePaths,
       allowedDomains: this.#allowlist?.domains,
+      seccomp: engine.seccomp,
     })
   }
 
