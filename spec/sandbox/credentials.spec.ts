@@ -26,8 +26,38 @@ let home: string
 let root: string
 let savedHome: string | undefined
 
-/** The `~/…` defaults as files of the temporary home; an entry with another entry below it is a folder. */
-const homeEntries = DEFAULT_UNREADABLE_PATHS.filter((entry) => entry.startsWith('~/')).map((entry) => entry.slice(2))
+/** What the list must hold: the credentials a review found readable, and those of the main tools. */
+const REQUIRED = [
+  '~/.config/git/credentials',
+  '~/.yarnrc.yml',
+  '~/.gem/credentials',
+  '~/.terraform.d/credentials.tfrc.json',
+  '~/.config/hub',
+  '~/.composer/auth.json',
+  '~/.config/pip/pip.conf',
+  '~/.s3cfg',
+  '~/.boto',
+  '~/.bash_history',
+  '~/.zsh_history',
+  '~/.claude',
+  '~/.codex',
+  '~/.config/anthropic',
+  '~/.config/glab-cli',
+  '~/.config/containers/auth.json',
+  '~/.nuget/NuGet/NuGet.Config',
+  '~/.gradle/gradle.properties',
+  '~/.local/share/com.vercel.cli',
+  '~/.config/configstore/firebase-tools.json',
+  '~/.config/Bitwarden CLI',
+  '~/.mozilla',
+  '~/.config/google-chrome',
+  '~/.local/share/keyrings',
+  '~/.password-store',
+  '/etc/shadow',
+]
+
+/** The `~/…` entries (required and default) as files of the temporary home; an entry with another entry below it is a folder. */
+const homeEntries = [...new Set([...REQUIRED, ...DEFAULT_UNREADABLE_PATHS])].filter((entry) => entry.startsWith('~/')).map((entry) => entry.slice(2))
 const folders = new Set(homeEntries.filter((entry) => homeEntries.some((other) => other.startsWith(`${entry}/`))))
 
 type Tools = BuiltinTools & { sandbox: Sandbox }
@@ -62,17 +92,18 @@ beforeAll(() => {
     fs.writeFileSync(target, `token = ${SECRET} (${entry})\n`)
   }
   // The usual folder forms: a key inside ~/.ssh, a token inside ~/.config/gh.
-  fs.rmSync(path.join(home, '.ssh'))
-  fs.mkdirSync(path.join(home, '.ssh'))
+  fs.rmSync(path.join(home, '.ssh'), { force: true })
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true })
   fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), `-----BEGIN ${SECRET}-----\n`)
-  fs.rmSync(path.join(home, '.config/gh'))
-  fs.mkdirSync(path.join(home, '.config/gh'))
+  fs.rmSync(path.join(home, '.config/gh'), { force: true })
+  fs.mkdirSync(path.join(home, '.config/gh'), { recursive: true })
   fs.writeFileSync(path.join(home, '.config/gh', 'hosts.yml'), `oauth_token: ${SECRET}\n`)
-  fs.rmSync(path.join(home, '.claude'))
-  fs.mkdirSync(path.join(home, '.claude'))
+  fs.rmSync(path.join(home, '.claude'), { force: true })
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true })
   fs.writeFileSync(path.join(home, '.claude', '.credentials.json'), `{"accessToken":"${SECRET}"}\n`)
   fs.writeFileSync(path.join(home, '.bashrc'), '# harmless, mentions CREDENTIAL-MATERIAL nowhere\n')
   fs.writeFileSync(path.join(home, 'notes.txt'), 'token = not a secret\n')
+  fs.mkdirSync(path.join(home, '.local'), { recursive: true })
   fs.writeFileSync(path.join(home, '.config', 'settings.ini'), 'token = ordinary setting\n')
   savedHome = process.env.HOME
   process.env.HOME = home
@@ -86,34 +117,7 @@ afterAll(() => {
 
 describe('the default unreadable paths', () => {
   it('cover the credentials a review found readable, and the main tools', () => {
-    for (const entry of [
-      '~/.config/git/credentials',
-      '~/.yarnrc.yml',
-      '~/.gem/credentials',
-      '~/.terraform.d/credentials.tfrc.json',
-      '~/.config/hub',
-      '~/.composer/auth.json',
-      '~/.config/pip/pip.conf',
-      '~/.s3cfg',
-      '~/.boto',
-      '~/.bash_history',
-      '~/.zsh_history',
-      '~/.claude',
-      '~/.codex',
-      '~/.config/anthropic',
-      '~/.config/glab-cli',
-      '~/.config/containers/auth.json',
-      '~/.nuget/NuGet/NuGet.Config',
-      '~/.gradle/gradle.properties',
-      '~/.local/share/com.vercel.cli',
-      '~/.config/configstore/firebase-tools.json',
-      '~/.config/Bitwarden CLI',
-      '~/.mozilla',
-      '~/.config/google-chrome',
-      '~/.local/share/keyrings',
-      '~/.password-store',
-      '/etc/shadow',
-    ]) {
+    for (const entry of REQUIRED) {
       expect(DEFAULT_UNREADABLE_PATHS).toContain(entry)
     }
   })
