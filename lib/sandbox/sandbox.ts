@@ -21,6 +21,7 @@ import { resolveInRoot, resolveRealRoot } from './paths.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
 export { DEFAULT_UNREADABLE_PATHS } from './credential_paths.js'
+export { SYSTEM_READABLE_PATHS } from './host_view.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
