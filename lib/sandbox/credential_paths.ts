@@ -164,7 +164,7 @@ export const DEFAULT_UNREADABLE_PATHS: readonly string[] = Object.freeze([
 
 /**
  * How long the real locations of the masked paths are reused, in
- * milliseconds. Resolving about 130 paths takes a few hundred microseconds
+ * milliseconds. Resolving about 120 paths takes a few hundred microseconds
  * (most of a small `read`), so it is done at most this often per sandbox.
  * What the cache can miss: a masked path (or a folder above it) turned
  * into a symlink within the last second, by the host or by a command
