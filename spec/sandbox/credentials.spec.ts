@@ -122,6 +122,12 @@ describe('the default unreadable paths', () => {
     }
   })
 
+  it('are each listed in docs/tools.md, under "Credentials"', () => {
+    const docs = fs.readFileSync(new URL('../../docs/tools.md', import.meta.url), 'utf8')
+    const section = docs.slice(docs.indexOf('### Credentials'), docs.indexOf('### The strict profile'))
+    for (const entry of DEFAULT_UNREADABLE_PATHS) expect(section).toContain(`\`${entry}\``)
+  })
+
   it.runIf(bwrapUsable)('each reads as empty for bash; the rest of the home directory stays readable', async () => {
     const files = homeEntries.filter((entry) => !folders.has(entry)).map((entry) => path.join(home, entry))
     const script = `for f in ${files.map((f) => `'${f}'`).join(' ')} '${home}'/.ssh/* '${home}'/.config/gh/*; do cat "$f" 2>/dev/null; done; cat '${home}/notes.txt'`
