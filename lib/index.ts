@@ -284,6 +284,7 @@ export {
   DEFAULT_UNREADABLE_PATHS,
   MAX_OUTPUT_BYTES_LIMIT,
   MAX_TIMEOUT_MS,
+  SYSTEM_READABLE_PATHS,
   Sandbox,
   type NetworkAllowlistOptions,
   type SandboxEnforcement,

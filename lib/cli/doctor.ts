@@ -29,12 +29,17 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
   const lines = [`engine      ${enforcement.engine}`]
   lines.push(
     enforcement.filesystem
-      ? `filesystem  enforced by the kernel: host read-only; writable: ${[root, ...enforcement.writablePaths, 'a private /tmp'].join(', ')}`
+      ? `filesystem  enforced by the kernel: ${enforcement.readableHost === 'system' ? 'only the system folders visible, read-only' : 'host read-only'}; writable: ${[root, ...enforcement.writablePaths, 'a private /tmp'].join(', ')}`
       : 'filesystem  NOT enforced: bash commands can read and write whatever this user can (only the working directory is checked)',
   )
   if (enforcement.filesystem) {
     const masked = enforcement.unreadablePaths.length
-    lines.push(`secrets     ${masked} path${masked === 1 ? '' : 's'} read as empty (${enforcement.unreadablePaths.slice(0, 3).join(', ')}${masked > 3 ? ', …' : ''})`)
+    lines.push(`secrets     ${masked} path${masked === 1 ? '' : 's'} read as empty (${enforcement.unreadablePaths.slice(0, 3).join(', ')}${masked > 3 ? ', …' : ''}); the file tools refuse those inside the root`)
+    lines.push(
+      enforcement.readableHost === 'system'
+        ? `host view   strict: only the system folders, the root${enforcement.readablePaths.length > 0 ? `, ${enforcement.readablePaths.join(', ')}` : ''} and /tmp; no home directory (toolchains under it must be named with --readable-path)`
+        : 'host view   the whole host, read-only (strict profile: --readable-host system)',
+    )
     lines.push(`read-only   inside the root: ${enforcement.readOnlyPaths.join(', ') || 'none'}`)
     lines.push('sockets     host Unix sockets unreachable (private /tmp and /run, the others masked)')
     lines.push('kernel      /proc/sys, /proc/irq, /proc/bus, /proc/fs and /sys read-only; /proc/keys, /proc/timer_list… masked; /sys/firmware empty')

@@ -3,17 +3,18 @@
  *
  * @module
  */
+import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { SandboxOptions } from '../sandbox/sandbox.js'
 import { CliUsageError } from './usage.js'
 
 /** The commands, and the options each accepts besides `--help`. */
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
-  call: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'policy'],
-  describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'provider'],
+  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy'],
+  call: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy'],
+  describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'provider'],
   demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
-  doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox'],
+  doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path'],
   journal: ['postgres', 'schema', 'print-sql', 'jsonl', 'sqlite', 'run', 'json'],
 }
 
@@ -22,6 +23,8 @@ const ALL_OPTIONS = {
   'allow-network': { type: 'boolean' },
   'allow-domain': { type: 'string', multiple: true },
   'no-os-sandbox': { type: 'boolean' },
+  'readable-host': { type: 'string' },
+  'readable-path': { type: 'string', multiple: true },
   'max-output-bytes': { type: 'string' },
   'timeout-ms': { type: 'string' },
   provider: { type: 'string' },
@@ -50,7 +53,8 @@ export interface ParsedCommandLine {
   version: boolean
   /**
    * The sandbox options from `--root`, `--allow-network`, `--allow-domain`,
-   * `--no-os-sandbox`, `--max-output-bytes`, `--timeout-ms`.
+   * `--no-os-sandbox`, `--readable-host`, `--readable-path`,
+   * `--max-output-bytes`, `--timeout-ms`.
    */
   sandbox: SandboxOptions
   /** `--provider`, for `describe`. */
@@ -115,6 +119,17 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sandbox.allowNetwork = { domains: [...domains] }
   }
   if (values['no-os-sandbox']) sandbox.isolation = { filesystem: false }
+  const host = values['readable-host']
+  if (host !== undefined) {
+    if (host !== 'all' && host !== 'system') throw new CliUsageError(`--readable-host takes all or system, not "${host}"`, command)
+    if (host === 'system' && values['no-os-sandbox']) throw new CliUsageError('--readable-host system needs the OS sandbox (bubblewrap); it cannot be combined with --no-os-sandbox', command)
+    sandbox.readableHost = host
+  }
+  const readable = values['readable-path']
+  if (readable !== undefined && readable.length > 0) {
+    if (host !== 'system') throw new CliUsageError('--readable-path applies only with --readable-host system (otherwise the whole host is readable already)', command)
+    sandbox.readablePaths = readable.map((entry) => (entry.startsWith('~/') || entry === '~' ? entry : path.resolve(entry)))
+  }
   if (values.policy === '') throw new CliUsageError('--policy needs a policy file', command)
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)

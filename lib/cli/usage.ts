@@ -30,12 +30,20 @@ const SANDBOX = `  --allow-network          Let bash reach the whole network (cu
                            read and write anything this user can; only for machines
                            without bubblewrap (see "toolsmith doctor")`
 
+const HOST_VIEW = `  --readable-host all|system
+                           What of the host bash sees: all of it read-only (default),
+                           or only the system folders (/usr, /etc, /opt…), the root
+                           and --readable-path: no home directory at all
+  --readable-path P        A host path bash may read with --readable-host system (a
+                           toolchain under the home directory; repeatable)`
+
 const COMMON = `Options:
   --root DIR               Sandbox root: read, write, edit and grep stay inside it; bash
                            may write only there (and in a private /tmp), reads the rest
                            of the host read-only, without the user's credentials and
                            without network (default: the current directory)
 ${SANDBOX}
+${HOST_VIEW}
   --max-output-bytes N     Largest output, file or content a tool handles (default: 200000)
   --timeout-ms N           Timeout of bash and grep calls (default: 60000)
   -h, --help               Show this help`
@@ -130,6 +138,7 @@ bash would refuse to run (the OS sandbox is unavailable).
 
   --root DIR               Sandbox root (default: the current directory)
 ${SANDBOX}
+${HOST_VIEW}
   -h, --help               Show this help`,
 
   journal: `Usage: toolsmith journal migrate --postgres URL [options]

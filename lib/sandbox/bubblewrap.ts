@@ -15,6 +15,7 @@
 import { spawnSync } from 'node:child_process'
 import { accessSync, constants, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
+import { isInView, replaceHostRoot, type HostView } from './host_view.js'
 import { findSystemExecutable } from './isolation.js'
 import { kernelInterfaceFlags } from './kernel_interfaces.js'
 import { deniedOn, seccompSupport, type SyscallFilterStatus } from './seccomp.js'
@@ -75,6 +76,8 @@ export interface BubblewrapPolicy {
   unreadable: readonly string[]
   /** The descriptor bwrap reads the seccomp program from (`--seccomp FD`), when there is one. */
   seccompFd?: number | undefined
+  /** The strict profile (`readableHost: 'system'`): only these host paths instead of the whole host. */
+  hostView?: HostView | undefined
 }
 
 /**
@@ -287,7 +290,8 @@ function isWithin(inner: string, outer: string): boolean {
  * @internal
  */
 export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[]): string[] {
-  const argv = [...BASE_FLAGS, ...kernelInterfaceFlags()]
+  const view = policy.hostView
+  const argv = [...(view === undefined ? BASE_FLAGS : replaceHostRoot(BASE_FLAGS, view)), ...kernelInterfaceFlags()]
   if (policy.unshareNetwork) argv.push('--unshare-net')
   else if (policy.joinedNetwork !== true) keepResolverReachable(argv)
   // A writable path is bound only while it still resolves where it did at first:
@@ -305,9 +309,11 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     .map(realpathOrUndefined)
     // Hiding the root (or a folder around it) would hide the work itself: the root wins.
     .filter((real): real is string => real !== undefined && !isWithin(policy.root, real))
+    // In the strict profile a path outside the view is absent already: a mask there would only create mount points.
+    .filter((real) => view === undefined || isInView(real, view, places))
   // A read-only mount does not stop connect(): a host daemon's socket visible
   // anywhere (docker.sock, a database, an agent in $HOME) must be covered.
-  const sockets = hostSocketPaths(places)
+  const sockets = hostSocketPaths(places).filter((real) => view === undefined || isInView(real, view, places))
 
   const pinned = new Set<string>()
   for (const target of [...readOnly, ...unreadable, ...sockets]) {
@@ -326,6 +332,8 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     else argv.push('--dev-bind', '/dev/null', real)
   }
   if (policy.seccompFd !== undefined) argv.push('--seccomp', String(policy.seccompFd))
+  // The strict profile's own root is a tmpfs bubblewrap made writable: nothing may be created beside the views.
+  if (view !== undefined) argv.push('--remount-ro', '/')
   argv.push('--chdir', policy.cwd, '--', file, ...args)
   return argv
 }
@@ -333,17 +341,19 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
 /**
  * Whether a program found on the host can be exec'd inside: not under the
  * private `/tmp` or `/run` (unless the root or a writable path brings it
- * back), not under an unreadable path.
+ * back), not under an unreadable path, and in the strict profile inside
+ * the view.
  *
  * @param file - The program's absolute path on the host.
  * @param policy - The command's policy.
  * @returns `false` when bwrap would not find it.
  * @internal
  */
-export function isVisibleInside(file: string, policy: Pick<BubblewrapPolicy, 'root' | 'writable' | 'unreadable'>): boolean {
+export function isVisibleInside(file: string, policy: Pick<BubblewrapPolicy, 'root' | 'writable' | 'unreadable' | 'hostView'>): boolean {
   const real = realpathOrUndefined(file) ?? file
   const places = [policy.root, ...policy.writable.map(({ real: place }) => place)]
   if (PRIVATE_PREFIXES.some((prefix) => real.startsWith(prefix)) && !places.some((place) => isWithin(real, place))) return false
+  if (policy.hostView !== undefined && !isInView(real, policy.hostView, places)) return false
   return !policy.unreadable.some((hidden) => {
     const hiddenReal = realpathOrUndefined(hidden)
     return hiddenReal !== undefined && !isWithin(policy.root, hiddenReal) && isWithin(real, hiddenReal)

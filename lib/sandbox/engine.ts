@@ -19,6 +19,7 @@
  */
 import { constants as osConstants } from 'node:os'
 import { bubblewrapArgs, isVisibleInside, probeBubblewrap, resolveWritablePaths } from './bubblewrap.js'
+import { resolveReadablePaths, systemHostView, visibleSearchPath } from './host_view.js'
 import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
 import type { SyscallFilterStatus } from './seccomp.js'
 
@@ -53,6 +54,10 @@ export interface EngineSettings {
   readonly readOnly: readonly string[]
   /** Absolute paths that read as empty. */
   readonly unreadable: readonly string[]
+  /** `'system'`: the strict profile (only the system folders and `readable` of the host). */
+  readonly readableHost?: 'all' | 'system'
+  /** Absolute extra host paths visible in the strict profile. */
+  readonly readable?: readonly string[]
   /** `Sandbox.env`: what the user set on purpose wins over the engine's defaults. */
   readonly explicitEnv: Readonly<Record<string, string>>
 }
@@ -131,6 +136,8 @@ export interface SandboxEngine {
   launch(command: EngineCommand): LaunchPlan
   /** Whether the program, found on the host, can be started where the command runs. */
   canStart(file: string, root: string): boolean
+  /** The `PATH` to look a program up in: without the folders a command cannot see (strict profile only). */
+  searchPath?(searchPath: string, root: string): string
   /** Read the spawned process's status as the program's own. */
   status(exitCode: number | null, signal: string | null): CommandStatus
 }
@@ -181,6 +188,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
   const bwrap = probe.bwrap
   const seccompProgram = probe.seccompProgram
   const writable = resolveWritablePaths(settings.writable)
+  const readable = settings.readableHost === 'system' ? resolveReadablePaths(settings.readable ?? []) : undefined
   return {
     name: 'bubblewrap',
     // The PID namespace is not optional here: it is what makes /proc private
@@ -201,6 +209,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,
           seccompFd: seccompProgram === undefined ? undefined : SECCOMP_FD,
+          hostView: readable === undefined ? undefined : systemHostView(readable),
         },
         command.file,
         command.args,
@@ -214,7 +223,9 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
         ...(seccompProgram === undefined ? {} : { inputs: [{ fd: SECCOMP_FD, data: seccompProgram }] }),
       }
     },
-    canStart: (file, root) => isVisibleInside(file, { root, writable, unreadable: settings.unreadable }),
+    canStart: (file, root) =>
+      isVisibleInside(file, { root, writable, unreadable: settings.unreadable, hostView: readable === undefined ? undefined : systemHostView(readable) }),
+    ...(readable === undefined ? {} : { searchPath: (searchPath: string, root: string) => visibleSearchPath(searchPath, root, writable, readable) }),
     // bwrap's init reports a death by signal N as 128 + N (like a shell).
     // Read it as the signal: `exit 137` on purpose is far rarer than a kill.
     status: (exitCode, signal) => {

@@ -10,6 +10,7 @@ import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { hasBrand } from '../utils/guards.js'
 import { ValidationException, forbiddenOption, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
 import { isNeverWritable, probeBubblewrap } from './bubblewrap.js'
+import { CredentialGuard, DEFAULT_UNREADABLE_PATHS } from './credential_paths.js'
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
 import { findSystemExecutable } from './isolation.js'
@@ -22,6 +23,8 @@ import type { SyscallFilterStatus } from './seccomp.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
 export type { SyscallFilterStatus } from './seccomp.js'
+export { DEFAULT_UNREADABLE_PATHS } from './credential_paths.js'
+export { SYSTEM_READABLE_PATHS } from './host_view.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
@@ -32,33 +35,6 @@ export const MAX_TIMEOUT_MS = 3_600_000
  * size is already far more than a model's context.
  */
 export const MAX_OUTPUT_BYTES_LIMIT = 10 * 1024 * 1024
-
-/**
- * The credentials of the user running the kit, which a sandboxed command
- * reads as missing or empty: the default of
- * {@link SandboxOptions.unreadablePaths}. `~/` is the home directory of the
- * process (`os.homedir()`) when the sandbox is constructed.
- */
-export const DEFAULT_UNREADABLE_PATHS: readonly string[] = Object.freeze([
-  '~/.ssh',
-  '~/.aws',
-  '~/.config/gcloud',
-  '~/.azure',
-  '~/.gnupg',
-  '~/.netrc',
-  '~/.npmrc',
-  '~/.pypirc',
-  '~/.docker/config.json',
-  '~/.kube',
-  '~/.git-credentials',
-  '~/.config/gh',
-  '~/.pgpass',
-  '~/.vault-token',
-  '~/.cargo/credentials',
-  '~/.cargo/credentials.toml',
-  '~/.m2/settings.xml',
-  '~/.config/rclone',
-])
 
 /**
  * Paths inside the root that commands may read but not change: the default
@@ -151,13 +127,42 @@ export interface SandboxOptions {
   /**
    * Host paths (absolute, or `~/…` for the home directory of the process)
    * that `bash` commands read as missing or empty: a directory shows up
-   * empty, a file as empty (never an error of the kit). Replaces the
+   * empty, a file as empty (never an error of the kit). When the root
+   * contains one (a root at the home directory, say), `read`, `edit` and
+   * `write` refuse it and what is below it with `TOOL_PATH_PROTECTED`
+   * (`details.reason: 'credentials'`), judged by real path, and `grep`
+   * leaves it out of a search (or refuses it when named). Replaces the
    * default; spread {@link DEFAULT_UNREADABLE_PATHS} to extend it. A path
    * that is the root or contains it is not masked.
    *
    * @defaultValue {@link DEFAULT_UNREADABLE_PATHS} (`~/.ssh`, `~/.aws`, … )
    */
   unreadablePaths?: string[]
+  /**
+   * What of the host `bash` commands see besides the root, the writable
+   * paths, `/dev`, `/proc` and the private `/tmp` and `/run`. `'all'`: the
+   * whole host file system, read-only (minus `unreadablePaths`).
+   * `'system'` (the strict profile): only the system folders
+   * ({@link SYSTEM_READABLE_PATHS}: `/usr`, `/bin`, `/lib*`, `/etc`,
+   * `/opt`…) and `readablePaths`; the home directory, other users' homes,
+   * `/root`, `/var`, `/srv` and `/mnt` are not there at all. A program
+   * installed under the home directory (`~/.nvm`, `~/.cargo/bin`,
+   * `~/.local/bin`, pyenv) then cannot start unless its folder is named in
+   * `readablePaths`: `bash` refuses it with `TOOL_COMMAND_NOT_FOUND`.
+   * Needs the OS sandbox; ignored without it.
+   *
+   * @defaultValue 'all'
+   */
+  readableHost?: 'all' | 'system'
+  /**
+   * Extra host paths (absolute, or `~/…`) that `bash` commands may read
+   * with `readableHost: 'system'` (a toolchain under the home directory,
+   * a shared data folder). Each is bound read-only at its real path while
+   * it exists; `unreadablePaths` inside one stay masked.
+   *
+   * @defaultValue []
+   */
+  readablePaths?: string[]
   /**
    * Paths relative to the root that `bash` commands may read but not
    * change (a file, or a folder with all it contains). Missing ones are not
@@ -233,6 +238,10 @@ export interface SandboxEnforcement extends SandboxIsolation {
   readonly readOnlyPaths: readonly string[]
   /** Masked paths (absolute). */
   readonly unreadablePaths: readonly string[]
+  /** `'all'`: the host is visible read-only; `'system'`: only the system folders and `readablePaths` (see {@link SandboxOptions.readableHost}). */
+  readonly readableHost: 'all' | 'system'
+  /** Extra host paths visible with `readableHost: 'system'` (absolute). */
+  readonly readablePaths: readonly string[]
   /** The allowlist with `allowNetwork: { domains }` (reached through the kit's proxy), else `undefined`. */
   readonly allowedDomains: readonly string[] | undefined
   /** The seccomp filter: on (and for which ABI) or why not. */
@@ -284,6 +293,11 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
       (p) => path.isAbsolute(p) || p === '~' || p.startsWith('~/'),
       'must be an absolute path or start with ~/',
     ).default(() => [...DEFAULT_UNREADABLE_PATHS]),
+    readableHost: validator.string().valid('all', 'system').default('all'),
+    readablePaths: pathList(
+      (p) => path.isAbsolute(p) || p === '~' || p.startsWith('~/'),
+      'must be an absolute path or start with ~/',
+    ).default([]),
     readOnlyPaths: pathList(
       (p) => !path.isAbsolute(p) && !p.split('/').includes('..') && p.replace(/\/+$/, '') !== '',
       'must be a path inside the root, relative to it, without ..',
@@ -369,6 +383,9 @@ export class Sandbox {
   readonly #writablePaths: readonly string[]
   readonly #readOnlyPaths: readonly string[]
   readonly #unreadablePaths: readonly string[]
+  readonly #readableHost: 'all' | 'system'
+  readonly #readablePaths: readonly string[]
+  readonly #credentials: CredentialGuard
   #engine: SandboxEngine | undefined
   #realRoot: Promise<string> | undefined
 
@@ -421,9 +438,11 @@ export class Sandbox {
     }
     this.#readOnlyPaths = Object.freeze([...valid.readOnlyPaths])
     const home = os.homedir()
-    this.#unreadablePaths = Object.freeze(
-      valid.unreadablePaths.map((p) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p))),
-    )
+    const expand = (p: string): string => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p))
+    this.#unreadablePaths = Object.freeze(valid.unreadablePaths.map(expand))
+    this.#credentials = new CredentialGuard(this.#unreadablePaths)
+    this.#readableHost = valid.readableHost
+    this.#readablePaths = Object.freeze(valid.readablePaths.map(expand))
   }
 
   /** The root as configured, made absolute (not resolved through symlinks). */
@@ -538,6 +557,8 @@ export class Sandbox {
       writablePaths: this.#writablePaths,
       readOnlyPaths: this.#readOnlyPaths,
       unreadablePaths: this.#unreadablePaths,
+      readableHost: this.#readableHost,
+      readablePaths: this.#readablePaths,
       allowedDomains: this.#allowlist?.domains,
       seccomp: engine.seccomp,
     })
@@ -566,9 +587,21 @@ export class Sandbox {
       writable: this.#writablePaths,
       readOnly: this.#readOnlyPaths,
       unreadable: this.#unreadablePaths,
+      readableHost: this.#readableHost,
+      readable: this.#readablePaths,
       explicitEnv: this.#env,
     })
     return this.#engine
+  }
+
+  /**
+   * The check that keeps `read`, `grep`, `edit` and `write` out of the
+   * unreadable paths inside the root.
+   *
+   * @internal
+   */
+  get credentials(): CredentialGuard {
+    return this.#credentials
   }
 
   /**

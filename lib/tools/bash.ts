@@ -282,7 +282,8 @@ export async function bashHandler(
   if (sandbox.guardsCommands) assertOfflineCommand(cmd, args)
   const cwdInput = opts.cwd === undefined || opts.cwd === '' ? '.' : opts.cwd
   const hostEnv = buildSandboxEnv(process.env, sandbox.env)
-  const searchPath = hostEnv.PATH ?? ''
+  // In the strict profile, PATH folders the command cannot see are skipped, as the shell inside would.
+  const searchPath = engine.searchPath?.(hostEnv.PATH ?? '', sandbox.rootDir) ?? hostEnv.PATH ?? ''
   // A bare name on a PATH of absolute folders does not depend on the
   // working directory: look it up while the cwd is being checked.
   const early = isCwdIndependent(cmd, searchPath) ? resolveExecutable(cmd, '/', searchPath) : undefined
@@ -309,7 +310,9 @@ export async function bashHandler(
     if (!engine.canStart(file, resolved.root)) {
       // Found on the host, but not visible inside (a host /tmp path, a masked folder).
       throw new E_TOOL_COMMAND_NOT_FOUND(
-        `${JSON.stringify(cmd)} cannot be started inside the sandbox: programs in the host's /tmp or /run, or in unreadable paths, are not visible there`,
+        `${JSON.stringify(cmd)} cannot be started inside the sandbox: programs in the host's /tmp or /run, in unreadable paths, ` +
+          "or (with readableHost: 'system') outside the system folders and readablePaths, are not visible there; " +
+          'use a program installed under /usr, or ask the user to add its folder to readablePaths',
         { details: { cmd, exitCode: null, signal: null, output: '' } },
       )
     }

@@ -141,6 +141,7 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
   // A permission gate's judged path (if any): the edit reads and replaces exactly that file.
   const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
+  sandbox.credentials.assertAllowed(resolved, 'edit')
   assertAsJudged(judged, resolved)
   // Open (and check) the directory and create the temp file, with the file's
   // mode and owner, while the file is read and patched: those round trips

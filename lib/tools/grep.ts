@@ -195,7 +195,7 @@ interface PreparedSearch {
 /** The rules for a search of `resolved`: `''` for a file (rg searches a named file whatever the rules say). */
 async function scanRules(resolved: ResolvedPath, target: SearchTarget, sandbox: Sandbox, signal: AbortSignal): Promise<string> {
   if (!resolved.stats!.isDirectory()) return ''
-  return await scanIgnoreRules({
+  const rules = await scanIgnoreRules({
     root: resolved.root,
     relative: resolved.relative,
     directory: target.handle === undefined ? undefined : `/proc/self/fd/${target.handle.fd}`,
@@ -203,6 +203,8 @@ async function scanRules(resolved: ResolvedPath, target: SearchTarget, sandbox: 
     timeoutMs: sandbox.timeoutMs,
     signal,
   })
+  // Last, so that no `!` line of an ignore file in the root can bring an unreadable path back.
+  return rules + sandbox.credentials.ignoreRules(resolved)
 }
 
 /**
@@ -435,6 +437,7 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   // A permission gate's judged path (if any): the search covers exactly that directory or file.
   const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
+  sandbox.credentials.assertAllowed(resolved, 'grep')
   assertAsJudged(judged, resolved)
   if (resolved.stats === undefined) {
     throw new E_TOOL_FILE_NOT_FOUND(`${JSON.stringify(path)} does not exist; give a directory or file inside the sandbox root`, {

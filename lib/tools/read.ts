@@ -144,6 +144,7 @@ export class ReadTool extends Tool<any, ReadArgs> {
           // The common case, a whole small file, in the fewest thread-pool
           // jobs: the open and its re-check stand in for the target's lstat.
           const quick = judged?.resolution ?? (await resolveInRoot(sandbox, path, { target: 'open' }))
+          sandbox.credentials.assertAllowed(quick, 'read')
           const read = quick.targetUnchecked || judged !== undefined ? await readUncheckedTarget(quick, cap, judged !== undefined) : undefined
           if (read !== undefined) {
             assertSingleName(judged, path, read.stats)
@@ -151,6 +152,7 @@ export class ReadTool extends Tool<any, ReadArgs> {
           }
         }
         const resolved = await resolveInRoot(sandbox, path)
+        sandbox.credentials.assertAllowed(resolved, 'read')
         // Resolved again (a range, a large file, or the quick path could not
         // answer): a path that now leads elsewhere than what the gate judged
         // (a symlink or directory swapped in meanwhile) is refused.

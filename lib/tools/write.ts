@@ -95,6 +95,7 @@ export async function writeFileHandler(sandbox: Sandbox, { path, content }: Writ
   // A permission gate's judged path (if any): the write goes exactly there.
   const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
+  sandbox.credentials.assertAllowed(resolved, 'write')
   assertAsJudged(judged, resolved)
   assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
   await writeFileAtomic(resolved, data)

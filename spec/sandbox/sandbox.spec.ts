@@ -77,7 +77,8 @@ describe('Sandbox options', () => {
     const defaults = new Sandbox().enforcement
     expect(defaults.writablePaths).toEqual([])
     expect(defaults.readOnlyPaths).toEqual(['.git'])
-    expect(defaults.unreadablePaths).toEqual(DEFAULT_UNREADABLE_PATHS.map((p) => path.join(os.homedir(), p.slice(2))))
+    expect(defaults.unreadablePaths).toEqual(DEFAULT_UNREADABLE_PATHS.map((p) => (p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p)))
+    expect(defaults).toMatchObject({ readableHost: 'all', readablePaths: [] })
     const custom = new Sandbox({ writablePaths: ['/var/cache/x/'], unreadablePaths: ['~', '/etc/secret'], readOnlyPaths: ['a/b/'], networkGuard: 'always' })
     expect(custom.enforcement).toMatchObject({ writablePaths: ['/var/cache/x'], unreadablePaths: [os.homedir(), '/etc/secret'], readOnlyPaths: ['a/b/'] })
     expect(custom.networkGuard).toBe('always')
