@@ -180,6 +180,8 @@ function checkPlain(name: string, rest: readonly string[], opaque: { reason?: st
       if (word.startsWith('-')) reason ??= `\`env ${word}\` is an option an allow rule does not follow`
       const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word)
       if (assignment !== null && !SAFE_ASSIGNMENTS.has(assignment[1]!)) reason ??= `it sets ${assignment[1]}`
+      // The command's own words (`env CI=1 timeout --foreground …`) are not env's.
+      if (!word.startsWith('-') && assignment === null) break
     }
   }
   if (reason !== undefined) opaque.reason = reason
