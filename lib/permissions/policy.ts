@@ -313,6 +313,12 @@ export interface Evaluation extends PolicyVerdict {
   readonly path: ResolvedSubjectPath | undefined | null
   /** Whether the tool's path rules can refuse a path (see `Plan.guardsLinks`): the handler must then refuse a file with other names. */
   readonly guardsLinks: boolean
+  /**
+   * Why the call's commands cannot be known (a computed command word, a
+   * program running code of its own), when a command rule decided it
+   * because of that: the denial says so.
+   */
+  readonly unknowable: string | undefined
 }
 
 /** A verdict whose `subject` (a string built from the args) is made only when read: an allowed call never reads it. */
@@ -337,6 +343,10 @@ class Verdict implements Evaluation {
 
   get guardsLinks(): boolean {
     return this.#of.guardsLinks
+  }
+
+  get unknowable(): string | undefined {
+    return this.rule?.match.kind === 'commands' && this.rule.decision !== 'allow' ? this.#of.unknowable : undefined
   }
 }
 
@@ -373,6 +383,11 @@ class Subject {
   /** See {@link Evaluation.guardsLinks}. */
   get guardsLinks(): boolean {
     return this.#plan.guardsLinks
+  }
+
+  /** See {@link Evaluation.unknowable}. */
+  get unknowable(): string | undefined {
+    return this.#commands?.dynamic
   }
 
   /** Set the call's resolved `path` argument, before matching. */

@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Permissions } from '../../lib/index.js'
+import { Permissions, createDispatchContext, createTools } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 
 const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-fail-closed-')))
@@ -151,9 +151,29 @@ describe('a program that runs a command given in its arguments never gets `rm -r
       "env 'BASH_FUNC_x%%=() { rm -rf v; }' bash -c x",
       './rm -rf v',
       '/tmp/x/rm -rf v',
+      "man -P 'rm -rf v' ls",
+      "scp -S 'rm -rf v' a host:b",
+      "git difftool -x 'rm -rf v' HEAD",
+      'git --config-env=core.pager=P log',
+      'git -c core.hooksPath=hooks commit -m x',
+      "make SHELL=./evil.sh all",
+      'sudo -e notes.txt',
+      "bwrap --bind / / rm -rf v",
+      "tmux new-session 'rm -rf v'",
+      "sed -i -e 's/x/y/' -e '1e rm -rf v' notes.txt",
     ].map((script): [string, Call] => [script, bash(script)]),
   ])('%s', async (_name, call) => {
     expect(await decide(open, call)).toBe('deny')
+  })
+})
+
+describe('a denial because the command cannot be known says why', () => {
+  it('names what cannot be read, through the executor', async () => {
+    const bashTool = createTools({ rootDir: root, isolation: { filesystem: false } }).bash
+    const ctx = createDispatchContext({ permissions: open })
+    await expect(bashTool.executor(ctx)({ cmd: 'python3', args: ['-c', 'print(1)'] })).rejects.toThrow(
+      /Permission denied for bash .*cannot be known before it runs: `python3` runs code given on the command line.*denies it/,
+    )
   })
 })
 
