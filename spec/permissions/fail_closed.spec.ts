@@ -161,6 +161,12 @@ describe('a program that runs a command given in its arguments never gets `rm -r
       "bwrap --bind / / rm -rf v",
       "tmux new-session 'rm -rf v'",
       "sed -i -e 's/x/y/' -e '1e rm -rf v' notes.txt",
+      'chpst -u root rm -rf v', // runit and busybox applets
+      'setuidgid root rm -rf v',
+      'envdir env.d rm -rf v',
+      'softlimit -m 1000000 rm -rf v',
+      'setarch x86_64 -R rm -rf v',
+      'linux64 rm -rf v',
     ].map((script): [string, Call] => [script, bash(script)]),
   ])('%s', async (_name, call) => {
     expect(await decide(open, call)).toBe('deny')
