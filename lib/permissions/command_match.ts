@@ -8,9 +8,12 @@
  */
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
-import { SHELLS, SHELL_KEYWORDS, findStartingPoints, isStdinPath, shellReadsStdin, unwrap, xargsReplacement } from '../sandbox/network_wrappers.js'
+import { SHELLS, SHELL_KEYWORDS, findStartingPoints, isStdinPath, shellReadsStdin, unwrapJudged, xargsReplacement } from '../sandbox/network_wrappers.js'
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
 import { abbreviates, optionRequirement, type OptionRequirement } from './option_spellings.js'
+import { changesDirectory, isPathLookup } from './command_paths.js'
+
+export { isPathLookup } from './command_paths.js'
 
 /** How deep wrappers are unwrapped before the call is treated as unknowable. */
 const MAX_DEPTH = 8
@@ -45,6 +48,14 @@ export interface CommandSubject {
    * it: prefixes judge those where they compare them (see {@link CommandPrefix}).
    */
   readonly dynamic: string | undefined
+  /**
+   * Set when a command of the call changes the working directory of the
+   * ones after it (`cd`, `pushd`, `env -C`, `sudo -D`, `chroot`, `nsenter
+   * -w`, `find -execdir` …): a relative command path (`bin/x`) then names
+   * another file than the one an allow rule wrote, and `git` may work on
+   * another repository than the root's.
+   */
+  readonly movesDirectory: boolean
 }
 
 /**
@@ -61,14 +72,16 @@ export function commandSubject(cmd: string, args: readonly string[]): CommandSub
   const passThrough: boolean[] = []
   const opaque: { reason?: string } = {}
   const dynamic = collect([cmd, ...args], 0, commands, names, passThrough, opaque)
-  return { commands, names, passThrough, dynamic, opaque: opaque.reason }
+  let movesDirectory = false
+  for (let i = 0; i < commands.length && !movesDirectory; i++) movesDirectory = changesDirectory(names[i]!, commands[i]!)
+  return { commands, names, passThrough, dynamic, opaque: opaque.reason, movesDirectory }
 }
 
 /**
  * Programs whose arguments may be scripts for a shell: their arguments must
  * be plain for an allow rule to cover the call (see {@link CommandSubject.opaque}).
  */
-const SCRIPT_TAKERS = new Set([...SHELLS, 'eval', 'watch', 'su', 'runuser', 'script', 'flock'])
+const SCRIPT_TAKERS = new Set([...SHELLS, 'eval', 'watch', 'su', 'runuser', 'script', 'flock', 'trap'])
 
 /** Package runners whose `-c`/`--call` takes a script. */
 const SCRIPT_OPTION_TAKERS = new Set(['npx', 'npm', 'pnpm'])
@@ -133,6 +146,8 @@ function checkPlain(name: string, rest: readonly string[], opaque: { reason?: st
       if (word.startsWith('-')) reason ??= `\`env ${word}\` is an option an allow rule does not follow`
       const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word)
       if (assignment !== null && !SAFE_ASSIGNMENTS.has(assignment[1]!)) reason ??= `it sets ${assignment[1]}`
+      // The command's own words (`env CI=1 timeout --foreground …`) are not env's.
+      if (!word.startsWith('-') && assignment === null) break
     }
   }
   if (reason !== undefined) opaque.reason = reason
@@ -149,7 +164,7 @@ const PASS_THROUGH = new Set([
   ...SHELLS,
   ...SHELL_KEYWORDS,
   'eval',
-  ...['env', 'timeout', 'nice', 'ionice', 'stdbuf', 'nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer', 'exec', 'xargs', 'flock', 'watch', 'busybox'],
+  ...['env', 'timeout', 'nice', 'ionice', 'stdbuf', 'nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer', 'exec', 'xargs', 'flock', 'watch', 'busybox', 'prlimit', 'trap', 'ifne'],
 ])
 
 function collect(argv: readonly string[], depth: number, out: string[][], names: string[], passThrough: boolean[], opaque: { reason?: string }): string | undefined {
@@ -167,22 +182,23 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
   checkPlain(name, rest, opaque)
   const hidden = hiddenCode(name, rest)
   if (hidden !== undefined) return hidden
-  let wrapped: string[][] | { dynamic: string } | undefined
+  let wrapped: ReturnType<typeof unwrapJudged>
   if (name === 'eval') wrapped = splitScript(rest.join(' '))
-  else if (name === 'alias' || name === 'trap' || (name === 'hash' && rest.some((word) => /^-[A-Za-z]*p/.test(word)))) {
+  else if (name === 'alias' || (name === 'hash' && rest.some((word) => /^-[A-Za-z]*p/.test(word)))) {
     return `\`${name}\` makes the shell run a command built at run time (or another program under a known name)`
   }
   else if (name === 'git' && gitAlias(rest)) return '`git -c alias.*` or `-c help.autocorrect` lets git run a subcommand other than the one written'
   else if ((name === 'source' || name === '.') && sourcesRuntimeInput(rest)) {
     return `\`${name}\` reads its commands from standard input, a pipe or a process substitution, which cannot be checked before they run`
   }
-  else wrapped = unwrap(name, rest)
+  else wrapped = unwrapJudged(name, rest)
   if (wrapped === undefined) {
     return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
   }
-  if (!Array.isArray(wrapped)) return wrapped.dynamic
+  if (!Array.isArray(wrapped)) return 'dynamic' in wrapped ? wrapped.dynamic : wrapped.opaque
   // Only once it is known what it runs: a shell reading stdin stays a command of its own.
-  passThrough[at] = PASS_THROUGH.has(name) && wrapped.length > 0
+  // A wrapper named by a path (`./env`, `bin/timeout`) may be any program: it covers nothing.
+  passThrough[at] = PASS_THROUGH.has(name) && wrapped.length > 0 && isPathLookup(executable)
   if (name === 'xargs') wrapped = wrapped.map((command) => withXargsInput(command, xargsReplacement(rest)))
   else if (name === 'find') wrapped = wrapped.map((command) => withFoundPath(command, findStartingPoints(rest)))
   let dynamic: string | undefined
@@ -221,7 +237,15 @@ function withFoundPath(command: string[], points: readonly string[]): string[] {
  * (`BASH_ENV=<(…) bash -c …`, `printf -v BASH_CMDS[ls] /bin/rm`) makes the
  * commands that follow run something their words do not show.
  */
-const SHELL_CODE_VARIABLES = /\b(?:BASH_ENV|BASH_CMDS|BASH_ALIASES|PROMPT_COMMAND|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PS4)\b/
+const SHELL_CODE_VARIABLES = /\b(?:BASH_ENV|BASH_CMDS|BASH_ALIASES|PROMPT_COMMAND|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|PS4)\b|\bBASH_FUNC_/
+
+/**
+ * Variables whose value programs run as a command line (`PAGER`, `EDITOR`,
+ * `GIT_SSH_COMMAND`, `LESSOPEN`, `TAR_OPTIONS=--to-command=…`, git's
+ * configuration by `GIT_CONFIG_*`): naming one (set, exported, read into;
+ * not expanded as `$PAGER`) makes what the commands after it run unknowable.
+ */
+const COMMAND_VARIABLES = /(?<![$\w{])(?:PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR|SUDO_EDITOR|FCEDIT|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_EXEC_PATH|GIT_PROXY_COMMAND|GIT_CONFIG\w*|BROWSER|TAR_OPTIONS|RSYNC_RSH|RSYNC_CONNECT_PROG|CVS_RSH|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|SHELL)\b/
 
 /** Builtins that evaluate a name with a subscript given as text (`test -v 'a[$(…)]'`, `printf -v`, `unset`). */
 const NAME_EVALUATORS = new Set(['test', '[', '[[', 'printf', 'declare', 'typeset', 'local', 'export', 'readonly', 'read', 'unset', 'let', 'mapfile', 'readarray'])
@@ -235,6 +259,7 @@ const NAME_EVALUATORS = new Set(['test', '[', '[[', 'printf', 'declare', 'typese
 function hiddenCode(name: string, rest: readonly string[]): string | undefined {
   for (const word of rest) {
     if (SHELL_CODE_VARIABLES.test(word)) return `${JSON.stringify(clipWord(word))} sets a variable the shell runs code from`
+    if (COMMAND_VARIABLES.test(word)) return `${JSON.stringify(clipWord(word))} sets a variable whose value programs run as a command`
     // Subscripts of arrays are evaluated: a substitution or a name in one runs or expands when the script runs
     // (`${v[$x]}`; not a number, `@` or `*`), and so does a subscript given as text to a builtin that evaluates names.
     if (/\$\{[A-Za-z_][A-Za-z0-9_]*\[(?![0-9]+\]|[@*]\])/.test(word) || (NAME_EVALUATORS.has(name) && /\[[^\]]*(?:\$|`)/.test(word))) {
@@ -327,6 +352,14 @@ export class CommandPrefix {
   readonly source: string
   /** Its words. */
   readonly words: readonly string[]
+  /**
+   * The program's path when the prefix names one (`./bin/echo` →
+   * `bin/echo`, normalized): as an `allow` rule it then covers only that
+   * path; `undefined` for a bare name (`echo`), which covers a `PATH`
+   * lookup and the system's own directories (`/usr/bin/echo`), never a
+   * file named by another path (`./echo`).
+   */
+  readonly path: string | undefined
   /** For each word from the second: the options it needs when it is an option word (strict matching), else `undefined`. */
   readonly #options: readonly (OptionRequirement[] | undefined)[]
 
@@ -343,6 +376,7 @@ export class CommandPrefix {
     const words = splitWords(source)
     this.source = source
     this.words = [executableName(words[0]!), ...words.slice(1)]
+    this.path = words[0]!.includes('/') ? path.posix.normalize(words[0]!) : undefined
     const operands: string[] = [this.words[0]!]
     const options: (OptionRequirement[] | undefined)[] = [undefined]
     for (let k = 1; k < this.words.length; k++) {
@@ -376,6 +410,8 @@ export class CommandPrefix {
    */
   matchesNamed(name: string, argv: readonly string[], strict = true): boolean {
     if (name !== this.words[0]) return false
+    // Deny and ask rules catch every spelling of the program (`./rm`, `/tmp/x/rm`); an allow rule only the one it wrote.
+    if (!strict && !(this.path === undefined ? isPathLookup(argv[0]!) : path.posix.normalize(argv[0]!) === this.path)) return false
     if (this.words.length === 1) return true
     return strict ? this.#strict(argv, 1, 1, false, false) : this.#literal(argv, 1, 1, false, false)
   }

@@ -420,8 +420,10 @@ function denial(toolName: string, verdict: Evaluation, approver: string, note: s
     links !== undefined && (verdict.rule === undefined || verdict.rule.match.kind === 'paths')
       ? ` (the file has ${links} names (hard links), and a path rule cannot see the others, so every deny and ask path rule applies to it)`
       : ''
+  // A command rule that matched only because what runs cannot be known: say why, or the rule's reason misleads.
+  const unknowable = verdict.unknowable === undefined ? '' : ` (what the command runs cannot be known before it runs: ${verdict.unknowable}; so every deny and ask command rule applies)`
   return new E_TOOL_DENIED(
-    `Permission denied for ${toolName}${subject}${linked}: ${why}. Do not retry the same call; do something else, or ask the user.`,
+    `Permission denied for ${toolName}${subject}${linked}${unknowable}: ${why}. Do not retry the same call; do something else, or ask the user.`,
     {
       details: {
         toolName,

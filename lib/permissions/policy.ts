@@ -6,7 +6,7 @@
  */
 import { errorSummary } from '../exceptions.js'
 import { isComputedWord } from '../sandbox/shell_words.js'
-import { commandSubject, type CommandPrefix, type CommandSubject } from './command_match.js'
+import { commandSubject, isPathLookup, type CommandPrefix, type CommandSubject } from './command_match.js'
 import { abbreviatesSubcommands } from './option_spellings.js'
 import { PathGlob } from './glob.js'
 import { compilePolicy, type CompiledPolicy, type CompiledRule, type PermissionCallInfo, type PermissionDecision, type RawPermissionPolicy } from './rules.js'
@@ -313,6 +313,12 @@ export interface Evaluation extends PolicyVerdict {
   readonly path: ResolvedSubjectPath | undefined | null
   /** Whether the tool's path rules can refuse a path (see `Plan.guardsLinks`): the handler must then refuse a file with other names. */
   readonly guardsLinks: boolean
+  /**
+   * Why the call's commands cannot be known (a computed command word, a
+   * program running code of its own), when a command rule decided it
+   * because of that: the denial says so.
+   */
+  readonly unknowable: string | undefined
 }
 
 /** A verdict whose `subject` (a string built from the args) is made only when read: an allowed call never reads it. */
@@ -337,6 +343,10 @@ class Verdict implements Evaluation {
 
   get guardsLinks(): boolean {
     return this.#of.guardsLinks
+  }
+
+  get unknowable(): string | undefined {
+    return this.rule?.match.kind === 'commands' && this.rule.decision !== 'allow' ? this.#of.unknowable : undefined
   }
 }
 
@@ -373,6 +383,11 @@ class Subject {
   /** See {@link Evaluation.guardsLinks}. */
   get guardsLinks(): boolean {
     return this.#plan.guardsLinks
+  }
+
+  /** See {@link Evaluation.unknowable}. */
+  get unknowable(): string | undefined {
+    return this.#commands?.dynamic
   }
 
   /** Set the call's resolved `path` argument, before matching. */
@@ -445,6 +460,9 @@ class Subject {
     const { commands: argvs, names, passThrough } = commands
     // A call an allow prefix cannot vouch for (see CommandSubject.opaque) is covered by none.
     let covered = commands.opaque === undefined
+    // Whether a command may run outside the root (a `cd`, or the call's own `opts.cwd`): a relative
+    // program path (`bin/x`) is then another file, and git may work on another repository.
+    const elsewhere = commands.movesDirectory || startsElsewhere(this.#call.args)
     for (let i = 0; i < argvs.length; i++) {
       const name = names[i]!
       const index = this.#plan.byExecutable.get(name)
@@ -457,19 +475,20 @@ class Subject {
         covered &&= allowed
         continue
       }
-      if (checkPrefixes(index.always, name, argv, hits)) allowed = true
+      if (checkPrefixes(index.always, name, argv, hits, elsewhere)) allowed = true
       if (index.bySecondWord.size > 0) {
         if (secondWordComputed(argv)) {
           // A computed word could be any second word: every prefix decides for itself.
-          for (const entries of index.bySecondWord.values()) if (checkPrefixes(entries, name, argv, hits)) allowed = true
+          for (const entries of index.bySecondWord.values()) if (checkPrefixes(entries, name, argv, hits, elsewhere)) allowed = true
         } else {
           for (let w = 1; w < argv.length; w++) {
             const entries = index.bySecondWord.get(argv[w]!)
-            if (entries !== undefined && checkPrefixes(entries, name, argv, hits)) allowed = true
+            if (entries !== undefined && checkPrefixes(entries, name, argv, hits, elsewhere)) allowed = true
           }
         }
       }
-      covered &&= allowed && !runsConfiguredCode(name, argv)
+      // git in another directory may be a nested repository, whose configuration and hooks the root's rules never saw.
+      covered &&= allowed && !runsConfiguredCode(name, argv) && !(name === 'git' && elsewhere)
     }
     this.#allCovered = covered
     return hits
@@ -520,11 +539,13 @@ function secondWordComputed(argv: readonly string[]): boolean {
  * command, and say whether an `allow` prefix does (an allow rule already
  * hit by an earlier command is checked again until one covers this one).
  */
-function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array): boolean {
+function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array, elsewhere: boolean): boolean {
   let allowed = false
   for (let e = 0; e < entries.length; e++) {
     const { slot, prefix, strict } = entries[e]!
     if (hits[slot] === 1 && (strict || allowed)) continue
+    // An allow rule for `bin/x` names a file relative to the root: after a `cd` it is another one.
+    if (!strict && elsewhere && prefix.path !== undefined && !prefix.path.startsWith('/')) continue
     if (!prefix.matchesNamed(name, argv, strict)) continue
     hits[slot] = 1
     if (!strict) allowed = true
@@ -547,7 +568,8 @@ const HARMLESS = new Set(['cd', 'pushd', 'popd', 'pwd', 'true', 'false', ':', 'e
  * backquotes can run code, so neither is harmless (`cd "$DIR"` is).
  */
 function harmless(name: string, argv: readonly string[]): boolean {
-  if (!HARMLESS.has(name)) return false
+  // `./echo` and `bin/cd` are files of the root, not the builtins.
+  if (!HARMLESS.has(name) || !isPathLookup(argv[0]!)) return false
   for (let w = 1; w < argv.length; w++) {
     const word = argv[w]!
     if (word.startsWith('-v') || word.includes('${') || word.includes('$(') || word.includes('`')) return false
@@ -561,12 +583,19 @@ function harmless(name: string, argv: readonly string[]): boolean {
  * prefix does not cover a command that has one.
  */
 const CODE_OPTIONS: ReadonlyMap<string, RegExp> = new Map([
-  ['git', /^(?:-c$|-c.|--config-env|--exec-path|--upload-pack|--receive-pack|--template)/],
+  // -C, --git-dir and --work-tree: another repository, whose configuration and hooks the root's rules never saw.
+  ['git', /^(?:-c$|-c.|--config-env|--exec-path|--upload-pack|--receive-pack|--template|-C$|--git-dir|--work-tree)/],
   ['npm', /^--(?:node-options|script-shell|userconfig|globalconfig|prefix|call)(?:=|$)|^-c$/],
   ['pnpm', /^--(?:node-options|script-shell|config\.)|^-c$/],
   ['yarn', /^--(?:node-options|script-shell)/],
   ['node', /^(?:-e|--eval|-p|--print|-r|--require|--import|--loader|--experimental-loader)(?:=|$)/],
 ])
+
+/** Whether the call starts in a directory other than the root (`bash`'s `opts.cwd`). */
+function startsElsewhere(args: unknown): boolean {
+  const cwd = (args as { opts?: { cwd?: unknown } } | null)?.opts?.cwd
+  return typeof cwd === 'string' && cwd !== '' && cwd !== '.' && cwd !== './'
+}
 
 function runsConfiguredCode(name: string, argv: readonly string[]): boolean {
   const pattern = CODE_OPTIONS.get(name)

@@ -1,26 +1,32 @@
 /**
- * The wrappers the network guard looks through (`env`, `timeout`, `xargs`,
- * `sh -c` …): a data table from name to how the wrapped command is found.
+ * The wrappers the network guard and the permission rules look through
+ * (`env`, `timeout`, `xargs`, `sh -c` …): one data table from a program's
+ * name to how the command it runs is found, or why that cannot be read as
+ * commands. The entries read with their options are in
+ * `command_runners.ts`, the programs that run code of their own in
+ * `code_runners.ts`; this module joins them.
  *
  * @module
  */
 import { splitScript, splitWords } from './shell_words.js'
+import { CODE_RUNNERS } from './code_runners.js'
+import { RUNNERS, SHELLS } from './command_runners.js'
+import { isOpaque, type Dynamic, type Opaque } from './wrapper_options.js'
 
-/** The shells whose `-c` scripts are split (and whose stdin scripts cannot be). @internal */
-export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'busybox-sh'])
+export type { Dynamic, Opaque } from './wrapper_options.js'
+export { SHELLS } from './command_runners.js'
 /** Shell options that take the next word (in clusters too: `-eo pipefail`). */
 const SHELL_VALUE_LETTERS = new Set(['o', 'O'])
 const SHELL_VALUE_OPTIONS = new Set(['--rcfile', '--init-file'])
 /** Words that start a compound command whose body is the rest of the words. @internal */
 export const SHELL_KEYWORDS: ReadonlySet<string> = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', 'coproc'])
 
-/** Why a wrapper's payload cannot be known before it runs. */
-export interface Dynamic {
-  dynamic: string
-}
-
-/** How a wrapper's payload is found: the command(s) it runs, or why that cannot be known before it runs. */
-type Unwrapper = (rest: readonly string[]) => string[][] | Dynamic
+/**
+ * How a wrapper's payload is found: the command(s) it runs, why that cannot
+ * be known before it runs ({@link Dynamic}: a command word filled in at run
+ * time), or that it runs code in a language of its own ({@link Opaque}).
+ */
+type Unwrapper = (rest: readonly string[]) => string[][] | Dynamic | Opaque
 
 /** A wrapper whose payload follows its options (`valued` ones take the next word) and `positional` operands. */
 function skipping(valued: readonly string[], positional = 0): Unwrapper {
@@ -59,44 +65,21 @@ function subcommandRunner(subcommands: readonly string[], scriptOptions: readonl
   }
 }
 
-/** `-p`/`--pid` make taskset and chrt act on a running process: nothing is run. */
-function unlessPid(unwrapper: Unwrapper): Unwrapper {
-  return (rest) => (rest.some((word) => /^-[a-z]*p/.test(word) || word === '--pid') ? [] : unwrapper(rest))
-}
-
-const SUDO_VALUED = ['-u', '--user', '-g', '--group', '-C', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-R', '--chroot', '-T', '--command-timeout']
-
 /**
- * The wrappers the guard looks through, as data: each name maps to how its
- * payload is found. Shells and shell keywords are handled by {@link unwrap}.
+ * Every program that runs a command given in its arguments, as data: each
+ * name maps to how its payload is found (the commands, a {@link Dynamic}
+ * reason when a command word is only known at run time, or an
+ * {@link Opaque} reason when it runs code of its own). Shells and shell
+ * keywords are handled by {@link unwrap}.
  */
 export const WRAPPERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrapper>([
+  ...RUNNERS,
+  ...CODE_RUNNERS,
   ['env', unwrapEnv],
-  ['timeout', skipping(['-s', '--signal', '-k', '--kill-after'], 1)],
-  ['nice', skipping(['-n', '--adjustment'])],
-  ['ionice', skipping(['-c', '--class', '-n', '--classdata', '-t', '-p', '-P', '-u'])],
-  ['stdbuf', skipping(['-i', '-o', '-e', '--input', '--output', '--error'])],
-  ['sudo', skipping(SUDO_VALUED)],
-  ['doas', skipping(SUDO_VALUED)],
   ['exec', skipping(['-a'])],
-  ...['nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer'].map((name): [string, Unwrapper] => [name, skipping([])]),
-  // flock [opts] FILE -c CMD | flock [opts] FILE CMD ARGS… | flock [opts] FD
-  ['flock', scriptOption(['-c', '--command'], (rest) => [skipOptions(rest, new Set(['-w', '--timeout', '-E', '--conflict-exit-code']), 0).slice(1)])],
+  ...['command', 'builtin', 'chronic', 'unbuffer', 'ifne'].map((name): [string, Unwrapper] => [name, skipping([])]),
   // watch joins its arguments and runs them with `sh -c`.
   ['watch', (rest) => splitScript(skipOptions(rest, new Set(['-n', '--interval', '-q', '--equexit']), 0).join(' '))],
-  ['strace', skipping(['-e', '-o', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-P', '-X', '--output', '--attach', '--user', '--env', '--string-limit'])],
-  ['ltrace', skipping(['-e', '-o', '-p', '-s', '-u', '-n', '-a', '-A', '-D', '-E', '-F', '-l', '-w', '-x', '--output', '--library', '--indent', '--align', '--config'])],
-  // script [opts] [file]: only a -c/--command runs anything other than an interactive shell.
-  ['script', scriptOption(['-c', '--command'], () => [])],
-  ['su', scriptOption(['-c', '--command', '--session-command'], unwrapRunuser)],
-  ['runuser', scriptOption(['-c', '--command', '--session-command'], unwrapRunuser)],
-  // taskset [opts] MASK CMD… ; with -c the list is the operand too.
-  ['taskset', unlessPid(skipping([], 1))],
-  // chrt [opts] PRIORITY CMD…
-  ['chrt', unlessPid(skipping(['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], 1))],
-  ['chroot', skipping(['--userspec', '--groups'], 1)],
-  ['unshare', skipping(['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd', '--propagation', '--map-user', '--map-group', '--map-users', '--map-groups', '--kill-child'])],
-  ['nsenter', skipping(['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-r', '--root', '-w', '--wd', '-N', '--net-socket'])],
   ['find', unwrapFind],
   ['xargs', unwrapXargsCommand],
   ['busybox', (rest) => [rest.slice(rest[0]?.startsWith('-') ? 1 : 0)]],
@@ -121,17 +104,26 @@ export const WRAPPERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrappe
  * @returns The payload commands, a {@link Dynamic} refusal reason, or `undefined`.
  */
 export function unwrap(name: string, rest: readonly string[]): string[][] | Dynamic | undefined {
-  const wrapper = WRAPPERS.get(name)
+  const payload = unwrapJudged(name, rest)
+  // The guard checks what it can see of a program that runs code of its own (`gdb --args CMD`).
+  return payload !== undefined && isOpaque(payload) ? (payload.commands ?? []) : payload
+}
+
+/**
+ * {@link unwrap} as the permission rules need it: a program that runs code
+ * of its own says so ({@link Opaque}), and then nothing it runs can be known.
+ *
+ * @param name - The executable name (basename, lower case).
+ * @param rest - Its arguments.
+ * @returns The payload commands, why they cannot be known, or `undefined` when `name` runs nothing else.
+ */
+export function unwrapJudged(name: string, rest: readonly string[]): string[][] | Dynamic | Opaque | undefined {
+  // `python3.12`, `perl5.36`: the program without its version.
+  const wrapper = WRAPPERS.get(name) ?? WRAPPERS.get(name.replace(/-?[\d.]+$/, ''))
   if (wrapper) return wrapper(rest)
   if (SHELL_KEYWORDS.has(name)) return [[...rest]]
   if (SHELLS.has(name)) return unwrapShell(rest)
   return undefined
-}
-
-// runuser -u USER CMD ARGS…
-function unwrapRunuser(rest: readonly string[]): string[][] {
-  const userIndex = rest.findIndex((word) => word === '-u' || word === '--user')
-  return userIndex === -1 ? [] : [skipOptions(rest.slice(userIndex + 2), new Set(['-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment']), 0)]
 }
 
 function unwrapXargsCommand(rest: readonly string[]): string[][] | Dynamic {

@@ -1,0 +1,366 @@
+// Permissions fail closed: a program that runs a command given in its
+// arguments is looked through (its command judged like a top-level one) or
+// makes the call unknowable (it matches every deny and ask rule, and no
+// allow rule); a command named by a path matches only an allow rule written
+// with that path; `allow git …` does not cover git in another directory.
+// Every `deny` case of the first table, the path cases and the git cases are
+// `allow` on the code before this change. The real-process block shows that
+// each of the review's seven spellings really runs `rm -rf v`.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { Permissions, createDispatchContext, createTools } from '../../lib/index.js'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
+
+const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-fail-closed-')))
+
+/** Every bash call allowed, except what a deny rule names. */
+const open = new Permissions({
+  root,
+  policy: {
+    rules: [
+      { tool: 'bash', decision: 'allow' },
+      { tool: 'bash', match: { commands: ['rm -rf'] }, decision: 'deny' },
+    ],
+  },
+})
+
+type Call = { cmd: string; args: string[]; opts?: { cwd: string } }
+const bash = (script: string): Call => ({ cmd: 'bash', args: ['-c', script] })
+const argv = (...words: string[]): Call => ({ cmd: words[0]!, args: words.slice(1) })
+
+async function decide(permissions: Permissions, call: Call): Promise<string> {
+  return await permissions.preview({ toolName: 'bash', callId: 'c', args: call })
+}
+
+/** The security review's seven spellings of `rm -rf v`. */
+const REVIEW: readonly Call[] = [
+  argv('setpriv', '--reuid=0', 'rm', '-rf', 'v'),
+  argv('prlimit', '--nofile=100', 'rm', '-rf', 'v'),
+  argv('gdb', '-batch', '-ex', 'run', '--args', 'rm', '-rf', 'v'),
+  argv('script', '-qc', 'rm -rf v', '/dev/null'),
+  bash("tar -cf a.tar notes.txt && tar -xf a.tar --to-command='rm -rf v'"),
+  bash("compgen -C 'rm -rf v' x"),
+  bash("mapfile -C 'rm -rf v;:' -c 1 < notes.txt"),
+]
+
+describe('a program that runs a command given in its arguments never gets `rm -rf` past `deny rm -rf`', () => {
+  it.each<[string, Call]>([
+    ...REVIEW.map((call): [string, Call] => [[call.cmd, ...call.args].join(' '), call]),
+    ...[
+      'setpriv --reuid 0 --clear-groups rm -rf v',
+      'prlimit -n100 --as=1000000 rm -rf v',
+      'prlimit --nofile=100 --bogus rm -rf v', // an option the kit does not know: unknowable
+      'lldb -- rm -rf v',
+      'strace -f -o /dev/null rm -rf v',
+      'ltrace -o /dev/null rm -rf v',
+      'valgrind --tool=none rm -rf v',
+      'perf stat rm -rf v',
+      'time -f %e rm -rf v',
+      '/usr/bin/time -o /dev/null rm -rf v',
+      "script -c 'rm -rf v' -q /dev/null",
+      "echo 'rm -rf v' | script -q /dev/null",
+      "tar --to-comm 'rm -rf v' -xf a.tar",
+      "tar -xf a.tar --use-compress-program='rm -rf v'",
+      "tar -xI 'rm -rf v' -f a.tar",
+      "tar xIf 'rm -rf v' a.tar",
+      "tar -xf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf v'",
+      'tar -xf a.tar --info-script=evil.sh',
+      'tar -xf a.tar -F evil.sh',
+      "complete -C 'rm -rf v' x",
+      "compgen -W '$(rm -rf v)' x",
+      "readarray -C 'rm -rf v;:' -c 1 < notes.txt",
+      "trap 'rm -rf v' EXIT",
+      "eval 'rm -rf v'",
+      'exec rm -rf v',
+      'command rm -rf v',
+      'builtin eval rm -rf v',
+      'coproc rm -rf v',
+      'nice -n 5 rm -rf v',
+      'nice -5 rm -rf v',
+      'ionice -c 3 rm -rf v',
+      'taskset -c 0 rm -rf v',
+      'chrt -o 0 rm -rf v',
+      'flock /tmp/lock rm -rf v',
+      "flock /tmp/lock -c 'rm -rf v'",
+      'timeout -s9 5 rm -rf v',
+      'stdbuf -oL rm -rf v',
+      'chroot / rm -rf v',
+      'unshare -r rm -rf v',
+      'nsenter -t 1 -m rm -rf v',
+      'sudo -u root rm -rf v',
+      "sudo -s <<< 'rm -rf v'",
+      'doas rm -rf v',
+      "su -c 'rm -rf v'",
+      "su -lc 'rm -rf v' root",
+      "su root -c 'rm -rf v'",
+      "su -s /usr/bin/python3 -c 'import os'",
+      'runuser -u root -- rm -rf v',
+      'pkexec rm -rf v',
+      'busybox rm -rf v',
+      'env -S "rm -rf v"',
+      'env -C /tmp rm -rf v',
+      'env -u HOME rm -rf v',
+      "watch -n 1 'rm -rf v'",
+      "parallel rm -rf ::: v",
+      'find . -maxdepth 0 -exec rm -rf v ;',
+      'find . -maxdepth 0 -execdir rm -rf v ;',
+      'echo v | xargs rm -rf',
+      'nohup rm -rf v',
+      'setsid rm -rf v',
+      'fakeroot rm -rf v',
+      'firejail --quiet rm -rf v',
+      'systemd-run rm -rf v',
+      "ssh host 'rm -rf v'",
+      'ssh -p 22 host rm -rf v',
+      "ssh -o ProxyCommand='rm -rf v' host",
+      "scp -o 'ProxyCommand rm -rf v' a host:b",
+      "rsync -e 'rm -rf v' a host:b",
+      "rsync -avze 'rm -rf v' a host:b",
+      "git -c alias.x='!rm -rf v' x",
+      "git -c core.sshCommand='rm -rf v' fetch",
+      "git -c core.pager='rm -rf v' log",
+      'git --exec-path=./bin status',
+      "git rebase --exec 'rm -rf v' main",
+      "git rebase -x 'rm -rf v' main",
+      "git submodule foreach 'rm -rf v'",
+      'git bisect run rm -rf v',
+      "git filter-branch --tree-filter 'rm -rf v' HEAD",
+      "make CC='rm -rf v'",
+      "make --eval='x:;rm -rf v' x",
+      "python3 -c 'import os; os.system(\"rm -rf v\")'",
+      "python3 - <<< 'import os'",
+      "node -e 'require(\"fs\").rmSync(\"v\", {recursive: true})'",
+      "perl -pi -e 'system(\"rm -rf v\")' notes.txt",
+      "perl -e 'system(\"rm -rf v\")'",
+      "ruby -e 'system(\"rm -rf v\")'",
+      "awk 'BEGIN { system(\"rm -rf v\") }'",
+      "awk 'BEGIN { print | \"sh\" }'",
+      "sed -n '1e rm -rf v' notes.txt",
+      "sed 's/.*/rm -rf v/e' notes.txt",
+      "zip -T -TT 'rm -rf v' a.zip notes.txt",
+      "vim -c '!rm -rf v' -c q",
+      "less '+!rm -rf v' notes.txt",
+      "LESSOPEN='|rm -rf v %s' less notes.txt",
+      "PAGER='rm -rf v' git log",
+      "GIT_SSH_COMMAND='rm -rf v' git fetch",
+      "TAR_OPTIONS='--to-command=rm\\ -rf\\ v' tar -xf a.tar",
+      "env 'BASH_FUNC_x%%=() { rm -rf v; }' bash -c x",
+      './rm -rf v',
+      '/tmp/x/rm -rf v',
+      "man -P 'rm -rf v' ls",
+      "scp -S 'rm -rf v' a host:b",
+      "git difftool -x 'rm -rf v' HEAD",
+      'git --config-env=core.pager=P log',
+      'git -c core.hooksPath=hooks commit -m x',
+      "make SHELL=./evil.sh all",
+      'sudo -e notes.txt',
+      "bwrap --bind / / rm -rf v",
+      "tmux new-session 'rm -rf v'",
+      "sed -i -e 's/x/y/' -e '1e rm -rf v' notes.txt",
+      'chpst -u root rm -rf v', // runit and busybox applets
+      'setuidgid root rm -rf v',
+      'envdir env.d rm -rf v',
+      'softlimit -m 1000000 rm -rf v',
+      'setarch x86_64 -R rm -rf v',
+      'linux64 rm -rf v',
+    ].map((script): [string, Call] => [script, bash(script)]),
+  ])('%s', async (_name, call) => {
+    expect(await decide(open, call)).toBe('deny')
+  })
+})
+
+describe('a denial because the command cannot be known says why', () => {
+  it('names what cannot be read, through the executor', async () => {
+    const bashTool = createTools({ rootDir: root, isolation: { filesystem: false } }).bash
+    const ctx = createDispatchContext({ permissions: open })
+    await expect(bashTool.executor(ctx)({ cmd: 'python3', args: ['-c', 'print(1)'] })).rejects.toThrow(
+      /Permission denied for bash .*cannot be known before it runs: `python3?` runs code given on the command line.*denies it/,
+    )
+  })
+})
+
+describe('ordinary commands keep their decisions', () => {
+  const strict = new Permissions({
+    root,
+    policy: {
+      default: 'ask',
+      rules: [
+        { tool: 'bash', match: { commands: ['git status', 'git log', 'echo', 'ls', 'npm test', 'sed', 'awk', 'tar', 'make', 'python3'] }, decision: 'allow' },
+        { tool: 'bash', match: { commands: ['rm -rf'] }, decision: 'deny' },
+      ],
+    },
+  })
+  it.each<[string, Call]>([
+    ['git status', argv('git', 'status')],
+    ['echo hi', argv('echo', 'hi')],
+    ['ls -la', argv('ls', '-la')],
+    ['npm test', argv('npm', 'test')],
+    ['/usr/bin/echo hi', argv('/usr/bin/echo', 'hi')], // the system's own directory: what PATH finds
+    ['timeout 600 npm test', bash('timeout 600 npm test')],
+    ['nice -n 5 npm test', bash('nice -n 5 npm test')],
+    ['env CI=1 timeout --foreground 5 npm test', bash('env CI=1 timeout --foreground 5 npm test')],
+    ['git log --oneline | head', bash('git log --oneline -5')],
+    ["sed -n '1,5p' notes.txt", bash("sed -n '1,5p' notes.txt")],
+    ["sed -i 's/e/E/g' notes.txt", bash("sed -i 's/e/E/g' notes.txt")],
+    ["awk '{ print $1 }' notes.txt", argv('awk', '{ print $1 }', 'notes.txt')],
+    ["awk '/a|b/ || NR == 1' notes.txt", argv('awk', '/a|b/ || NR == 1', 'notes.txt')],
+    ['tar -xzf a.tgz -C out', bash('tar -xzf a.tgz -C out')],
+    ['make test', bash('make test')],
+    ['python3 build.py', bash('python3 build.py')],
+    ['cd src && npm test', bash('cd src && npm test')],
+  ])('%s → allow', async (_name, call) => {
+    expect(await decide(strict, call)).toBe('allow')
+  })
+  it('under a rule that allows every call, so does a program running code of its own when no deny or ask rule is there to dodge', async () => {
+    const all = new Permissions({ root, policy: { rules: [{ tool: 'bash', decision: 'allow' }] } })
+    expect(await decide(all, bash("python3 -c 'print(1)'"))).toBe('allow')
+  })
+})
+
+describe('a command named by a path matches only an allow rule written with that path', () => {
+  const allowEcho = new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['echo'] }, decision: 'allow' }] } })
+  const allowPath = new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['./bin/echo'] }, decision: 'allow' }] } })
+  it.each<[string, Call]>([
+    ['./bin/echo ok', argv('./bin/echo', 'ok')],
+    ['bin/echo ok', argv('bin/echo', 'ok')],
+    ["sh -c 'bin/echo ok'", argv('sh', '-c', 'bin/echo ok')],
+    [`${root}/bin/echo ok`, argv(`${root}/bin/echo`, 'ok')],
+    ['./bin/env echo ok', bash('./bin/env echo ok')], // a wrapper named by a path is any program
+    ['./cd x && echo ok', bash('./cd x && echo ok')], // so is a builtin's name
+  ])('allow echo does not cover %s', async (_name, call) => {
+    expect(await decide(allowEcho, call)).toBe('ask')
+  })
+  it('the bare name still covers a PATH lookup', async () => {
+    expect(await decide(allowEcho, argv('echo', 'ok'))).toBe('allow')
+  })
+  it('an allow rule written with the path covers it, spelled with or without ./, and only from the root', async () => {
+    expect(await decide(allowPath, argv('./bin/echo', 'ok'))).toBe('allow')
+    expect(await decide(allowPath, argv('bin/echo', 'ok'))).toBe('allow')
+    expect(await decide(allowPath, bash('bin/echo ok'))).toBe('allow')
+    expect(await decide(allowPath, argv('echo', 'ok'))).toBe('ask')
+    expect(await decide(allowPath, bash('cd src && bin/echo ok'))).toBe('ask')
+    expect(await decide(allowPath, { cmd: 'bin/echo', args: ['ok'], opts: { cwd: 'src' } })).toBe('ask')
+  })
+  it('a deny rule still catches every spelling of the program', async () => {
+    expect(await decide(open, argv('./rm', '-rf', 'v'))).toBe('deny')
+    expect(await decide(open, argv(`${root}/bin/rm`, '-rf', 'v'))).toBe('deny')
+  })
+})
+
+describe('allow git … covers git in the root only', () => {
+  const allowGit = new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['git status', 'ls'] }, decision: 'allow' }] } })
+  it.each<[string, Call]>([
+    ['git -C src status', argv('git', '-C', 'src', 'status')],
+    ['git --git-dir=src/.git status', argv('git', '--git-dir=src/.git', 'status')],
+    ['git --git-dir src/.git status', argv('git', '--git-dir', 'src/.git', 'status')],
+    ['git --work-tree=src status', argv('git', '--work-tree=src', 'status')],
+    ['cd src && git status', bash('cd src && git status')],
+    ['pushd src; git status', bash('pushd src; git status')],
+    ['GIT_DIR=src/.git git status', bash('GIT_DIR=src/.git git status')],
+    ['env GIT_DIR=src/.git git status', argv('env', 'GIT_DIR=src/.git', 'git', 'status')],
+    ['env -C src git status', argv('env', '-C', 'src', 'git', 'status')],
+    ['GIT_CONFIG_GLOBAL=x git status', bash('GIT_CONFIG_GLOBAL=x git status')],
+    ['git status in opts.cwd src', { cmd: 'git', args: ['status'], opts: { cwd: 'src' } }],
+  ])('%s is not covered', async (_name, call) => {
+    expect(await decide(allowGit, call)).toBe('ask')
+  })
+  it('git status in the root is', async () => {
+    expect(await decide(allowGit, argv('git', 'status'))).toBe('allow')
+    expect(await decide(allowGit, { cmd: 'git', args: ['status'], opts: { cwd: '.' } })).toBe('allow')
+    expect(await decide(allowGit, bash('git status && ls'))).toBe('allow')
+  })
+})
+
+describe('random nestings of wrappers around rm -rf v are never allowed', () => {
+  const q = (words: readonly string[]): string => words.map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ')
+  type Wrap = (inner: string[]) => string[]
+  const WRAPS: readonly Wrap[] = [
+    (w) => ['timeout', '5', ...w],
+    (w) => ['nice', '-n', '5', ...w],
+    (w) => ['env', 'A=1', ...w],
+    (w) => ['env', '-S', q(w)],
+    (w) => ['setpriv', '--reuid=0', ...w],
+    (w) => ['prlimit', '--nofile=100', ...w],
+    (w) => ['stdbuf', '-oL', ...w],
+    (w) => ['nohup', ...w],
+    (w) => ['setsid', '-w', ...w],
+    (w) => ['sudo', '-u', 'root', ...w],
+    (w) => ['doas', ...w],
+    (w) => ['chrt', '-o', '0', ...w],
+    (w) => ['taskset', '-c', '0', ...w],
+    (w) => ['ionice', '-c', '3', ...w],
+    (w) => ['flock', '/tmp/l', ...w],
+    (w) => ['time', '-p', ...w],
+    (w) => ['xargs', ...w],
+    (w) => ['sh', '-c', q(w)],
+    (w) => ['bash', '-lc', q(w)],
+    (w) => ['script', '-qc', q(w), '/dev/null'],
+    (w) => ['su', '-c', q(w)],
+    (w) => ['runuser', '-u', 'root', '--', ...w],
+    (w) => ['eval', q(w)],
+    (w) => ['trap', q(w), 'EXIT'],
+    (w) => ['compgen', '-C', q(w), 'x'],
+    (w) => ['mapfile', '-C', q([...w, ';:']), '-c', '1'],
+    (w) => ['find', '.', '-exec', ...w, ';'],
+    (w) => ['watch', '-n', '1', q(w)], // watch joins its words and hands them to sh -c
+    (w) => ['unshare', '-r', ...w],
+    (w) => ['nsenter', '-t', '1', '-m', ...w],
+    (w) => ['chroot', '/', ...w],
+    (w) => ['busybox', ...w],
+    (w) => ['fakeroot', ...w],
+    (w) => ['pkexec', ...w],
+    (w) => ['gdb', '--args', ...w],
+    (w) => ['strace', '-f', ...w],
+    (w) => ['valgrind', ...w],
+    (w) => ['tar', '-xf', 'a.tar', `--to-command=${q(w)}`],
+    (w) => ['git', 'rebase', '-x', q(w), 'main'],
+    (w) => ['make', `CC=${q(w)}`],
+    (w) => ['ssh', 'host', q(w)],
+    (w) => ['./bin/timeout', '5', ...w],
+  ]
+  const policies = [
+    new Permissions({ root, policy: { rules: [{ tool: 'bash', decision: 'allow' }, { tool: 'bash', match: { commands: ['rm'] }, decision: 'deny' }] } }),
+    new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['ls', 'echo', 'timeout', 'env'] }, decision: 'allow' }, { tool: 'bash', match: { commands: ['rm'] }, decision: 'deny' }] } }),
+  ]
+  it('under allow * + deny rm, and under an allow-list + deny rm', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(WRAPS.length - 1), { minLength: 1, maxLength: 4 }), fc.boolean(), async (picks, viaShell) => {
+        let words = ['rm', '-rf', 'v']
+        for (const pick of picks) words = WRAPS[pick]!(words)
+        const call = viaShell ? bash(q(words)) : argv(...words)
+        for (const permissions of policies) expect(await decide(permissions, call)).not.toBe('allow')
+      }),
+      { numRuns: 400 },
+    )
+  })
+})
+
+// Shows the table above is about real bypasses: each spelling, run by the real programs, removes `v`.
+describe('the review spellings really run rm -rf v (real processes)', () => {
+  const tools = ['setpriv', 'prlimit', 'gdb', 'script', 'tar', 'bash']
+  const missing = tools.filter((tool) => {
+    try {
+      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' })
+      return false
+    } catch {
+      return true
+    }
+  })
+  it.each(REVIEW.map((call) => [[call.cmd, ...call.args].join(' '), call] as const))('%s', (_name, call) => {
+    if (missing.includes(call.cmd)) return // not installed here: nothing to show (CI installs them)
+    const dir = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-bypass-')))
+    fs.mkdirSync(path.join(dir, 'v'))
+    fs.writeFileSync(path.join(dir, 'v', 'f'), 'x')
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'line\n')
+    try {
+      execFileSync(call.cmd, call.args, { cwd: dir, stdio: 'ignore', timeout: 60_000 })
+    } catch {
+      // gdb and script exit non-zero in some setups; what matters is whether `v` is gone.
+    }
+    expect(fs.existsSync(path.join(dir, 'v'))).toBe(false)
+  }, 90_000)
+})
