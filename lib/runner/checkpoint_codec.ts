@@ -148,7 +148,7 @@ export function encodeMessages(messages: readonly Message[], stored: ReadonlyMap
 export interface DecodedMessages {
   /** The conversation for the model: exact args where kept or unsealed, the journal's form where withheld. */
   messages: Message[]
-  /** Every stored call by id, so writing the conversation again reuses its form. */
+  /** The withheld calls' stored forms by id, so writing the conversation again keeps them as they are. */
   stored: Map<string, StoredToolCall>
   /** The calls whose args could not be rebuilt (no seal), by id. */
   withheld: Map<string, StoredToolCall>
@@ -177,7 +177,10 @@ export function decodeMessages(messagesJson: string, place: CheckpointPlace, key
   const messages = (parsed as Message[]).map((message) => {
     if (!Array.isArray(message?.toolCalls)) return message
     const toolCalls = (message.toolCalls as StoredToolCall[]).map((call): ModelToolCall => {
-      stored.set(call.id, call)
+      // A call kept as sent is stored again from its args (a checkpoint of
+      // the previous version keeps every call so, redacted or not); one
+      // withheld can only be stored again as it is.
+      if (call.withheld !== undefined) stored.set(call.id, call)
       const rebuilt: ModelToolCall = { id: call.id, name: call.name, args: call.args, ...(call.providerMetadata ? { providerMetadata: call.providerMetadata } : {}) }
       if (call.withheld === undefined) return rebuilt
       if (call.sealed !== undefined) return { ...rebuilt, args: unseal(call, place, key) }
