@@ -22,10 +22,8 @@ import {
   type ClaimingJournal,
   type Message,
   type ModelResponse,
-  type ModelToolCall,
-  type TurnIdentity,
-  type TurnModel,
 } from '../../lib/index.js'
+import { CONTENT, PASSWORD, assistantArgs, firstAnswer, growthTurn, identity, interruptedTurn, threeStepTurn } from '../support/checkpoint_turns.js'
 import { OLD_SQLITE_SCHEMA } from '../support/previous_journal_schema.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 
@@ -35,8 +33,6 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: 
   close(): void
 }
 
-const PASSWORD = 'hunter2-secret'
-const CONTENT = 'DISTINCTIVE-write-content-5c1e7f'
 const KEY = randomBytes(32)
 
 interface Store {
@@ -98,40 +94,6 @@ function sqliteText(file: string): string {
   } finally {
     db.close()
   }
-}
-
-const identity: TurnIdentity = { runId: 'ckpt-run', nodeId: 'fix', iteration: 0, attempt: 1 }
-
-/** The failed-validation calls (a stray password, a wrong type next to it, an unknown tool) and a write. */
-function firstAnswer(): ModelToolCall[] {
-  return [
-    { id: 'bad-1', name: 'write', args: { password: PASSWORD } },
-    { id: 'bad-2', name: 'write', args: { path: PASSWORD, content: 42 } },
-    { id: 'bad-3', name: 'nope', args: { password: PASSWORD } },
-    { id: 'w', name: 'write', args: { path: 'notes.txt', content: CONTENT } },
-  ]
-}
-
-/** A turn whose worker is lost after its first answer's calls ran. */
-async function interruptedTurn(journal: ClaimingJournal, dir: string, options: { checkpointKey?: Uint8Array } = {}): Promise<Message[]> {
-  let seen: Message[] = []
-  const runner = new TurnRunner({
-    model: async ({ step, messages }) => {
-      if (step === 0) return { toolCalls: firstAnswer() }
-      seen = messages
-      throw new Error('worker lost')
-    },
-    tools: [createTools({ rootDir: dir }).write],
-    journal,
-    identity,
-    ...options,
-  })
-  await expect(runner.run('take notes')).rejects.toThrow('worker lost')
-  return seen
-}
-
-function assistantArgs(messages: Message[]): unknown[] {
-  return messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.args)
 }
 
 describe.each(stores)('turn checkpoints in %s', (store) => {
@@ -254,32 +216,7 @@ describe.each(stores)('turn checkpoints in %s', (store) => {
   it('appends deltas: the bytes a step adds at step 200 are within 1.5x of those at step 10', async () => {
     const { journal, bytes, close } = store.make()
     try {
-      const note = new Tool({
-        name: 'note',
-        description: 'Keeps a note',
-        inputSchema: validator.object({ text: validator.string().required() }),
-        sideEffect: false,
-        handler: async ({ text }: { text: string }) => `noted ${text.slice(0, 40)}`,
-      })
-      const tally = new Tool({
-        name: 'tally',
-        description: 'Counts once',
-        inputSchema: validator.object({ n: validator.number().required() }),
-        sideEffect: true,
-        idempotent: false,
-        handler: async ({ n }: { n: number }, _ctx, _meta, _call) => `counted ${n}`,
-      })
-      const sizes: number[] = []
-      const model: TurnModel = async ({ step }) => {
-        sizes[step] = bytes() // everything of the steps before is written by now
-        // Random text: a store that compresses cannot hide a repeated conversation.
-        return { toolCalls: [{ id: `n${step}`, name: 'note', args: { text: randomBytes(150).toString('base64') } }, { id: `t${step}`, name: 'tally', args: { n: step } }] }
-      }
-      const result = await new TurnRunner({ model, tools: [note, tally], journal, identity, maxSteps: 200 }).run('count to 200')
-      expect(result.steps).toBe(200)
-      const perStep = (from: number, to: number): number => (sizes[to]! - sizes[from]!) / (to - from)
-      const at10 = perStep(1, 11)
-      const at200 = perStep(189, 199)
+      const { at10, at200 } = await growthTurn(journal, bytes)
       console.log(`${store.name}: ${Math.round(at10)} bytes per step at step 10, ${Math.round(at200)} at step 200`)
       expect(at10).toBeGreaterThan(0)
       expect(at200).toBeLessThanOrEqual(at10 * 1.5)
@@ -313,22 +250,6 @@ describe.each(stores)('turn checkpoints in %s', (store) => {
     }
   }, 60_000)
 })
-
-/** A turn interrupted at its fourth model call: a chain of a root and two deltas, the last answer's call to run again. */
-async function threeStepTurn(journal: ClaimingJournal, options: { checkpointKey?: Uint8Array } = {}): Promise<void> {
-  const echo = new Tool({ name: 'echo', description: 'Echo', inputSchema: validator.object({ n: validator.number().required() }), handler: async ({ n }: { n: number }) => `echo ${n}` })
-  const runner = new TurnRunner({
-    model: async ({ step }) => {
-      if (step < 3) return { toolCalls: [{ id: `e${step}`, name: 'echo', args: { n: step } }] }
-      throw new Error('worker lost')
-    },
-    tools: [echo],
-    journal,
-    identity,
-    ...options,
-  })
-  await expect(runner.run('echo thrice')).rejects.toThrow('worker lost')
-}
 
 describe('reading a chain back', () => {
   it('JSONL: a checkpoint torn by an interrupted append is skipped, the turn resumes from the one before, and its chain goes on whole', async () => {
