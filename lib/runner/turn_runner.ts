@@ -329,9 +329,16 @@ export class TurnRunner {
    *
    * @param runId - The run to resume.
    * @param options - Node and iteration (when the run has several), abort signal, allow-list, listener.
+   * Arguments the checkpoint withheld (no `checkpointKey` when it was
+   * written) are shown to the model in the journal's redacted form, and a
+   * pending call among them is never run with it: it replays its claim or
+   * is answered `TOOL_ABORTED` (see {@link TurnRunnerOptions.checkpointKey}).
+   *
    * @returns The turn's result; `toolCalls` holds the calls made since the resume.
-   * @throws `E_INVALID_OPTIONS` when the journal cannot resume or has no checkpoint for the run;
-   *   `E_JOURNAL_UNAVAILABLE` when it cannot be read.
+   * @throws `E_INVALID_OPTIONS` when the journal cannot resume or has no checkpoint for the run,
+   *   or the checkpoint is sealed with a `checkpointKey` this runner does not have;
+   *   `E_JOURNAL_UNAVAILABLE` when it cannot be read; `E_JOURNAL_CORRUPT` when its chain has a
+   *   missing link or a sealed value does not open.
    */
   async resume(runId: string, options: TurnResumeOptions = {}): Promise<TurnResult> {
     const journal = this.journal
