@@ -70,7 +70,8 @@ interface StoredLine {
  * of one disk flush per call.
  *
  * Claims and turn checkpoints are lines of their own (`$claim`, `$turn`) that
- * `list` skips. They are exclusive **within one process** only: two processes
+ * `list` skips; each step of a turn appends one `$turn` line holding only
+ * what the step added (see `ClaimingJournal.turnDeltas`). They are exclusive **within one process** only: two processes
  * appending to one file cannot make a claim atomic, so two workers could both
  * run a non-idempotent call. Use `SqliteJournal` (one machine) or
  * `PostgresJournal` (many) to share a journal between processes.

@@ -317,7 +317,8 @@ function statements(t: Tables, prepared: boolean): Statements {
 
 /**
  * A journal in PostgreSQL: tables `tool_calls`, `tool_claims` and
- * `turn_checkpoints` in schema `toolsmith` (see {@link PostgresJournalOptions.schema}).
+ * `turn_checkpoint_deltas` (plus `turn_checkpoints`, read for checkpoints an
+ * earlier version wrote) in schema `toolsmith` (see {@link PostgresJournalOptions.schema}).
  *
  * @remarks
  * `pg` is an optional peer dependency, loaded when the first journal is

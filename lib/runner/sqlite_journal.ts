@@ -198,7 +198,10 @@ export function hasSqliteJournal(file: string): boolean {
  * Claims (see {@link ClaimingJournal}) live in table `tool_claims`, keyed by
  * claim key: one `INSERT … ON CONFLICT DO NOTHING` decides the winner, so
  * any number of processes on one machine run a non-idempotent call at most
- * once. Turn checkpoints for `TurnRunner.resume` live in `turn_checkpoints`.
+ * once. Turn checkpoints for `TurnRunner.resume` are appended, one record per
+ * step, to `turn_checkpoint_deltas`; a whole checkpoint an earlier version
+ * left in `turn_checkpoints` is still read, and dropped when the resumed turn
+ * saves its own.
  * A database made by an earlier version gains the new tables and the
  * `replayed` and `permission_json` columns when opened (old rows read
  * `permissionJson: null`).

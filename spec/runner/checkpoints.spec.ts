@@ -328,13 +328,22 @@ describe('reading a chain back', () => {
     const file = join(dir, 'journal.jsonl')
     await interruptedTurn(journal, dir, { checkpointKey: KEY })
     const text = readFileSync(file, 'utf8')
-    const sealed = /"sealed\\":\\"(tsck1\.[^\\]+)\\"/.exec(text)![1]!
-    const parts = sealed.split('.')
+    const seals = [...text.matchAll(/"sealed\\":\\"(tsck1\.[^\\]+)\\"/g)].map((m) => m[1]!)
+    expect(seals).toHaveLength(4) // the three bad calls and the write; nothing else is sealed
+    const resume = (): Promise<unknown> =>
+      new TurnRunner({ model: scriptedModel([]), tools: [], journal, checkpointKey: KEY.toString('hex') }).resume('ckpt-run').catch((e: unknown) => e)
+    // Moved: the write's sealed args put on the first bad call (and back).
+    writeFileSync(file, text.replace(seals[0]!, seals[3]!))
+    const moved = await resume()
+    expect(moved).toBeInstanceOf(E_JOURNAL_CORRUPT)
+    expect((moved as Error).message).toMatch(/sealed arguments of call bad-1 do not open/)
+    // Changed: one bit of the ciphertext.
+    const parts = seals[0]!.split('.')
     const body = Buffer.from(parts[3]!, 'base64url')
     body[0] = body[0]! ^ 1
-    writeFileSync(file, text.replace(sealed, [...parts.slice(0, 3), body.toString('base64url'), parts[4]].join('.')))
-    const error = await new TurnRunner({ model: scriptedModel([]), tools: [], journal, checkpointKey: KEY.toString('hex') }).resume('ckpt-run').catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(E_JOURNAL_CORRUPT)
-    expect((error as Error).message).toMatch(/sealed arguments of call bad-1 do not open/)
+    writeFileSync(file, text.replace(seals[0]!, [...parts.slice(0, 3), body.toString('base64url'), parts[4]].join('.')))
+    const changed = await resume()
+    expect(changed).toBeInstanceOf(E_JOURNAL_CORRUPT)
+    expect((changed as Error).message).toMatch(/sealed arguments of call bad-1 do not open/)
   }, 60_000)
 })
