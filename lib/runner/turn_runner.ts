@@ -327,13 +327,13 @@ export class TurnRunner {
    * `FileSpoolStore` on common storage). A turn that had already ended is
    * returned as it ended, without calling the model.
    *
-   * @param runId - The run to resume.
-   * @param options - Node and iteration (when the run has several), abort signal, allow-list, listener.
    * Arguments the checkpoint withheld (no `checkpointKey` when it was
    * written) are shown to the model in the journal's redacted form, and a
    * pending call among them is never run with it: it replays its claim or
    * is answered `TOOL_ABORTED` (see {@link TurnRunnerOptions.checkpointKey}).
    *
+   * @param runId - The run to resume.
+   * @param options - Node and iteration (when the run has several), abort signal, allow-list, listener.
    * @returns The turn's result; `toolCalls` holds the calls made since the resume.
    * @throws `E_INVALID_OPTIONS` when the journal cannot resume or has no checkpoint for the run,
    *   or the checkpoint is sealed with a `checkpointKey` this runner does not have;
