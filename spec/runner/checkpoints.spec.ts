@@ -213,6 +213,34 @@ describe.each(stores)('turn checkpoints in %s', (store) => {
     }
   }, 60_000)
 
+  it('without a key, a write whose worker died mid-call (its outcome never recorded) is TOOL_OUTCOME_UNKNOWN after the resume, not run again', async () => {
+    const { journal, dir, raw, close } = store.make()
+    try {
+      // The journal refuses the outcome: the turn stops with the write's claim still running, as if its worker had died.
+      const failing = new Proxy(journal, {
+        get: (target, name) =>
+          name === 'complete'
+            ? async () => {
+                throw new Error('database gone')
+              }
+            : typeof target[name as keyof ClaimingJournal] === 'function'
+              ? (target[name as keyof ClaimingJournal] as (...a: unknown[]) => unknown).bind(target)
+              : target[name as keyof ClaimingJournal],
+      })
+      const tools = [createTools({ rootDir: dir }).write]
+      const answer: ModelResponse = { toolCalls: [{ id: 'w', name: 'write', args: { path: 'gone.txt', content: CONTENT } }] }
+      await expect(new TurnRunner({ model: scriptedModel([answer]), tools, journal: failing, identity }).run('write')).rejects.toThrow(/database gone/)
+      expect(readFileSync(join(dir, 'gone.txt'), 'utf8')).toBe(CONTENT)
+      let saw: Message[] = []
+      const resumed = await new TurnRunner({ model: async ({ messages }) => ((saw = messages), { text: 'checked' }), tools, journal }).resume('ckpt-run')
+      expect(resumed.text).toBe('checked')
+      expect(saw.at(-1)!.content).toMatch(/^TOOL_OUTCOME_UNKNOWN: write \{"contentBytes":32,"contentHash":"[0-9a-f]{64}","path":"gone.txt"\} was started at /)
+      expect(raw()).not.toContain(CONTENT)
+    } finally {
+      close()
+    }
+  }, 60_000)
+
   it('appends deltas: the bytes a step adds at step 200 are within 1.5x of those at step 10', async () => {
     const { journal, bytes, close } = store.make()
     try {
