@@ -21,9 +21,10 @@ import {
   validator,
   type ClaimingJournal,
   type Message,
+  type TurnCheckpoint,
   type ModelResponse,
 } from '../../lib/index.js'
-import { CONTENT, PASSWORD, assistantArgs, firstAnswer, growthTurn, identity, interruptedTurn, threeStepTurn } from '../support/checkpoint_turns.js'
+import { CONTENT, PASSWORD, assistantArgs, echoTool, firstAnswer, growthTurn, identity, interruptedTurn, threeStepTurn } from '../support/checkpoint_turns.js'
 import { OLD_SQLITE_SCHEMA } from '../support/previous_journal_schema.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 
@@ -287,7 +288,7 @@ describe('reading a chain back', () => {
     // The worker was killed while appending its next delta: half a line, no newline.
     const torn = JSON.stringify({ $turn: { runId: 'ckpt-run', nodeId: 'fix', iteration: 0, attempt: 1, prompt: '', messagesJson: '[{"role":"tool"' } })
     appendFileSync(file, torn.slice(0, 60))
-    const echo = new Tool({ name: 'echo', description: 'Echo', inputSchema: validator.object({ n: validator.number().required() }), handler: async ({ n }: { n: number }) => `echo ${n}` })
+    const echo = echoTool()
     let saw: Message[] = []
     const resumed = await new TurnRunner({ model: async ({ messages }) => ((saw = messages), { text: 'done' }), tools: [echo], journal }).resume('ckpt-run')
     expect(resumed.text).toBe('done')
@@ -346,6 +347,31 @@ describe('reading a chain back', () => {
         db.close()
       }
     }
+  }, 60_000)
+
+  it('a journal that keeps one checkpoint per turn (no turnDeltas) gets whole checkpoints, args in checkpoint form, and resumes', async () => {
+    const { journal, dir } = stores[0]!.make()
+    const saved: TurnCheckpoint[] = []
+    const oneCheckpointPerTurn = new Proxy(journal, {
+      get: (target, name) => {
+        if (name === 'turnDeltas') return undefined
+        if (name === 'saveTurn') return async (c: TurnCheckpoint) => void saved.push(c)
+        if (name === 'loadTurn') return async () => saved.at(-1)
+        const value = target[name as keyof ClaimingJournal]
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    await threeStepTurn(oneCheckpointPerTurn)
+    expect(saved.map((c) => [c.parentId, c.prompt, JSON.parse(c.messagesJson).length])).toEqual([
+      [undefined, 'echo thrice', 2],
+      [undefined, 'echo thrice', 4],
+      [undefined, 'echo thrice', 6],
+    ])
+    const resumed = await new TurnRunner({ model: scriptedModel([{ text: 'done' }]), tools: [echoTool()], journal: oneCheckpointPerTurn }).resume('ckpt-run')
+    expect(resumed.messages).toHaveLength(8)
+    await interruptedTurn(oneCheckpointPerTurn, dir)
+    expect(saved.at(-1)!.messagesJson).not.toContain(PASSWORD)
+    expect(saved.at(-1)!.messagesJson).not.toContain(CONTENT)
   }, 60_000)
 
   it('refuses a checkpointKey that is not 32 bytes, and sealed args moved or changed do not open (E_JOURNAL_CORRUPT)', async () => {

@@ -45,7 +45,7 @@ export function assistantArgs(messages: Message[]): unknown[] {
 
 /** A turn interrupted at its fourth model call: a chain of a root and two deltas, the last answer's call to run again. */
 export async function threeStepTurn(journal: ClaimingJournal, options: { checkpointKey?: Uint8Array } = {}): Promise<void> {
-  const echo = new Tool({ name: 'echo', description: 'Echo', inputSchema: validator.object({ n: validator.number().required() }), handler: async ({ n }: { n: number }) => `echo ${n}` })
+  const echo = echoTool()
   const runner = new TurnRunner({
     model: async ({ step }) => {
       if (step < 3) return { toolCalls: [{ id: `e${step}`, name: 'echo', args: { n: step } }] }
@@ -91,4 +91,9 @@ export async function growthTurn(journal: ClaimingJournal, bytes: () => number |
   expect(result.steps).toBe(200)
   const perStep = (from: number, to: number): number => (sizes[to]! - sizes[from]!) / (to - from)
   return { at10: perStep(1, 11), at200: perStep(189, 199) }
+}
+
+/** A read-only tool answering `echo <n>`. */
+export function echoTool(): Tool {
+  return new Tool({ name: 'echo', description: 'Echo', inputSchema: validator.object({ n: validator.number().required() }), handler: async ({ n }: { n: number }) => `echo ${n}` })
 }
