@@ -536,3 +536,16 @@ export class E_JOURNAL_UNAVAILABLE extends BaseException {
   static override status = 503
   static override message = 'The journal database is unavailable'
 }
+
+/**
+ * The journal holds a turn checkpoint that cannot be read back: a link of
+ * its chain is missing (an earlier checkpoint was removed or never fully
+ * written and a later one refers to it), or sealed tool-call arguments do
+ * not open with the key they name (changed or damaged). Nothing was run;
+ * `details` names the run and what is wrong.
+ */
+export class E_JOURNAL_CORRUPT extends BaseException {
+  static override code = 'E_JOURNAL_CORRUPT'
+  static override status = 500
+  static override message = 'The journal holds a checkpoint that cannot be read back'
+}

@@ -54,6 +54,7 @@ export {
   E_TOOL_IO_ERROR,
   E_TOOL_OUTCOME_UNKNOWN,
   E_JOURNAL_UNAVAILABLE,
+  E_JOURNAL_CORRUPT,
   E_TOOL_NETWORK_DISABLED,
   E_TOOL_NOT_A_FILE,
   E_TOOL_NOT_REGISTERED,
@@ -456,6 +457,7 @@ export {
   JsonlJournal,
   type JsonlJournalOptions,
 } from './runner/jsonl_journal.js'
+export { ARGS_NOT_KEPT, type CheckpointKeyInput } from './runner/checkpoint_codec.js'
 export {
   SqliteJournal,
 } from './runner/sqlite_journal.js'

@@ -63,6 +63,6 @@ export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<
   } finally {
     await journal.close()
   }
-  await writeOut(io.stdout, `Journal schema "${schema}" is ready at ${target} (tables tool_calls, tool_claims, turn_checkpoints)\n`)
+  await writeOut(io.stdout, `Journal schema "${schema}" is ready at ${target} (tables tool_calls, tool_claims, turn_checkpoints, turn_checkpoint_deltas)\n`)
   return 0
 }

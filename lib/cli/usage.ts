@@ -145,9 +145,9 @@ ${HOST_VIEW}
        toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [options]
 
 migrate: create the schema and tables PostgresJournal uses (tool_calls,
-tool_claims, turn_checkpoints) if they do not exist, and add the columns a
-newer toolsmith needs to tables an earlier one made (rows are kept). Safe to
-run again, and from several workers at once.
+tool_claims, turn_checkpoints, turn_checkpoint_deltas) if they do not exist,
+and add the columns a newer toolsmith needs to tables an earlier one made
+(rows are kept). Safe to run again, and from several workers at once.
 
 audit: print every permission decision the journal recorded, one line per
 call (time, run, tool and input, allow or deny, how: the policy, an

@@ -30,6 +30,7 @@ export {
   JsonlJournal,
   type JsonlJournalOptions,
 } from '../runner/jsonl_journal.js'
+export { ARGS_NOT_KEPT, type CheckpointKeyInput } from '../runner/checkpoint_codec.js'
 export {
   SqliteJournal,
 } from '../runner/sqlite_journal.js'

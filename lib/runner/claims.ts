@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { SpoolStore } from '../artifacts/stores.js'
 import type { ToolResult } from '../core/tool.js'
-import { BaseException, E_JOURNAL_UNAVAILABLE, E_TOOL_OUTCOME_UNKNOWN, errorSummary } from '../exceptions.js'
+import { BaseException, E_JOURNAL_CORRUPT, E_JOURNAL_UNAVAILABLE, E_TOOL_OUTCOME_UNKNOWN, errorSummary } from '../exceptions.js'
 import type { ClaimRequest, ClaimingJournal, ToolCallClaim } from './journal.js'
 
 /** The default lease of a claim: how long a silent claimant is trusted to still be running. */
@@ -209,7 +209,8 @@ export async function journalStep<T>(what: string, operation: () => Promise<T>):
   try {
     return await operation()
   } catch (error) {
-    if (error instanceof E_JOURNAL_UNAVAILABLE) throw error
+    // A journal that answered, with something it cannot read back, is not unavailable.
+    if (error instanceof E_JOURNAL_UNAVAILABLE || error instanceof E_JOURNAL_CORRUPT) throw error
     throw new E_JOURNAL_UNAVAILABLE(`Could not ${what} in the journal: ${errorSummary(error)}`, { cause: error })
   }
 }

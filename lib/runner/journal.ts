@@ -512,6 +512,16 @@ export interface ClaimResult {
  * A turn as a journal keeps it, so another process can resume it: the
  * conversation up to the last model answer, and the state the runner needs
  * to continue.
+ *
+ * @remarks
+ * The runner writes a turn as a chain: a whole checkpoint (the root, no
+ * `parentId`), then one delta per step naming the checkpoint it continues.
+ * A journal that declares {@link ClaimingJournal.turnDeltas} keeps every
+ * record and `loadTurn` returns the chain folded into one whole checkpoint;
+ * to any other journal the runner sends whole checkpoints. Tool-call
+ * arguments in `messagesJson` are in the checkpoint form the runner
+ * documents (redacted, withheld or sealed where the redaction rules say so):
+ * stores keep the text as it is.
  */
 export interface TurnCheckpoint {
   /** The run. */
@@ -522,18 +532,38 @@ export interface TurnCheckpoint {
   iteration: number
   /** The attempt that wrote it. */
   attempt: number
-  /** The prompt of the turn. */
+  /** The prompt of the turn; `''` in a delta (the chain's root holds it). */
   prompt: string
-  /** The conversation as JSON (an array of `Message`), the last model answer included. */
+  /**
+   * The conversation as JSON (an array of `Message` in checkpoint form), the
+   * last model answer included; in a delta, only the messages added since
+   * the checkpoint `parentId`.
+   */
   messagesJson: string
   /** Model calls made so far. */
   steps: number
-  /** The runner's own state as JSON (claims made per idempotency key, the next `seq`): opaque to stores. */
+  /**
+   * The runner's own state as a JSON object (claims made per idempotency
+   * key, the next `seq`); in a delta, only what changed. Stores fold a chain
+   * one level deep: a delta's key replaces the folded value, and two objects
+   * under one key are merged key by key.
+   */
   stateJson: string
   /** `true` once the turn ended normally. */
   done: boolean
   /** Epoch milliseconds of the write. */
   updatedAtMs: number
+  /**
+   * The record's id (random), which a later delta names as its `parentId`.
+   * Absent in checkpoints written before chains existed.
+   */
+  checkpointId?: string
+  /**
+   * The checkpoint this record continues: present on a delta, absent (or
+   * `null`) on a whole checkpoint. `loadTurn` never returns one: it folds
+   * the chain.
+   */
+  parentId?: string | null
 }
 
 /**
@@ -603,17 +633,28 @@ export interface ClaimingJournal extends ToolCallJournal {
    */
   getClaim(claimKey: string): Promise<ToolCallClaim | undefined>
   /**
-   * Store the latest checkpoint of a turn (one per run, node and iteration).
+   * `true` when {@link ClaimingJournal.saveTurn} keeps every record it is
+   * given and {@link ClaimingJournal.loadTurn} folds chains of deltas (see
+   * {@link TurnCheckpoint}): the runner then appends only each step's new
+   * messages. Otherwise (a journal that keeps one checkpoint per turn) it
+   * sends a whole checkpoint every time.
+   */
+  readonly turnDeltas?: boolean
+  /**
+   * Store a turn's checkpoint: a whole one, or (with {@link ClaimingJournal.turnDeltas})
+   * a delta on an earlier one.
    *
    * @param checkpoint - The checkpoint.
    */
   saveTurn(checkpoint: TurnCheckpoint): Promise<void>
   /**
-   * The latest checkpoint of a run, optionally narrowed to a node and iteration.
+   * The latest checkpoint of a run, optionally narrowed to a node and
+   * iteration, whole: a chain of deltas comes back folded.
    *
    * @param runId - The run.
    * @param scope - The node and iteration, when the run has several.
    * @returns The checkpoint last written, or `undefined`.
+   * @throws `E_JOURNAL_CORRUPT` when a chain's link is missing.
    */
   loadTurn(runId: string, scope?: { nodeId?: string; iteration?: number }): Promise<TurnCheckpoint | undefined>
 }

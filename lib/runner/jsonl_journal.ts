@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { open, readFile, type FileHandle } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
+import { foldTurnChain } from './checkpoint_chain.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   type ClaimRequest,
@@ -69,7 +70,8 @@ interface StoredLine {
  * of one disk flush per call.
  *
  * Claims and turn checkpoints are lines of their own (`$claim`, `$turn`) that
- * `list` skips. They are exclusive **within one process** only: two processes
+ * `list` skips; each step of a turn appends one `$turn` line holding only
+ * what the step added (see `ClaimingJournal.turnDeltas`). They are exclusive **within one process** only: two processes
  * appending to one file cannot make a claim atomic, so two workers could both
  * run a non-idempotent call. Use `SqliteJournal` (one machine) or
  * `PostgresJournal` (many) to share a journal between processes.
@@ -89,6 +91,8 @@ export class JsonlJournal implements ClaimingJournal {
   readonly maxOutputBytes: number
   /** Whether each row is flushed to disk before `record` resolves. */
   readonly fsync: boolean
+  /** Checkpoints are appended as chains of deltas; see {@link ClaimingJournal.turnDeltas}. */
+  readonly turnDeltas = true
 
   #dirReady = false
   #queue: Promise<unknown> = Promise.resolve()
@@ -274,7 +278,7 @@ export class JsonlJournal implements ClaimingJournal {
   }
 
   /**
-   * Append a turn's latest checkpoint.
+   * Append a turn's checkpoint (a whole one or a delta) as a `$turn` line.
    *
    * @param checkpoint - The checkpoint.
    */
@@ -283,21 +287,26 @@ export class JsonlJournal implements ClaimingJournal {
   }
 
   /**
-   * The latest checkpoint of a run.
+   * The latest checkpoint of a run, its chain folded. A torn last line (a
+   * writer killed mid-append) is skipped like any line that does not parse,
+   * so the checkpoint before it is the latest.
    *
    * @param runId - The run.
    * @param scope - The node and iteration, when the run has several.
    * @returns The checkpoint, or `undefined`.
+   * @throws `E_JOURNAL_CORRUPT` when a link of the chain is missing.
    */
   async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
     await this.#queue
-    const turns = (await this.#readFile()).turns.filter(
+    const all = (await this.#readFile()).turns
+    const head = all.findLast(
       (t) =>
         t.runId === runId &&
         (scope.nodeId === undefined || t.nodeId === scope.nodeId) &&
         (scope.iteration === undefined || t.iteration === scope.iteration),
     )
-    return turns.at(-1)
+    if (!head) return undefined
+    return foldTurnChain(head, all.filter((t) => t.runId === head.runId && t.nodeId === head.nodeId && t.iteration === head.iteration))
   }
 
   /** Wait for pending writes; the file is never held open between calls. */

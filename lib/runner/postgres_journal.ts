@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { E_INVALID_OPTIONS, E_JOURNAL_UNAVAILABLE, E_OPTIONAL_DEPENDENCY_MISSING } from '../exceptions.js'
 import {
@@ -24,7 +24,8 @@ import {
   type ToolCallScope,
   type TurnCheckpoint,
 } from './journal.js'
-import { CHECKPOINT_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
+import { foldTurnChain, newerCheckpoint } from './checkpoint_chain.js'
+import { CHECKPOINT_DELTA_SELECT, CHECKPOINT_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
 
 // The slice of `pg` we use, typed here so consumers of our .d.ts files never
 // need its types installed.
@@ -206,6 +207,22 @@ export function postgresJournalMigration(schema: string): string[] {
   updated_at_ms bigint NOT NULL,
   PRIMARY KEY (run_id, node_id, iteration)
 )`,
+    `CREATE TABLE IF NOT EXISTS ${s}.turn_checkpoint_deltas (
+  id bigserial PRIMARY KEY,
+  checkpoint_id text NOT NULL,
+  parent_id text,
+  run_id text NOT NULL,
+  node_id text NOT NULL,
+  iteration integer NOT NULL,
+  attempt integer NOT NULL,
+  prompt text NOT NULL,
+  messages_json text NOT NULL,
+  steps integer NOT NULL,
+  state_json text NOT NULL,
+  done boolean NOT NULL,
+  updated_at_ms bigint NOT NULL
+)`,
+    `CREATE INDEX IF NOT EXISTS turn_checkpoint_deltas_by_turn ON ${s}.turn_checkpoint_deltas (run_id, node_id, iteration, id)`,
     // Columns added after the tables first shipped: a schema made by an
     // earlier version gains them here (the CREATEs above leave it as it was).
     // Checked first because ALTER TABLE locks the table out even when the
@@ -216,6 +233,14 @@ export function postgresJournalMigration(schema: string): string[] {
         `AND attname = '${column}' AND NOT attisdropped) THEN ALTER TABLE ${s}.${table} ADD COLUMN IF NOT EXISTS ${column} ${type}; END IF; END $$`,
     ),
   ]
+}
+
+/** The journal's tables, schema-qualified. */
+interface Tables {
+  calls: string
+  claims: string
+  turns: string
+  deltas: string
 }
 
 /** A fixed statement of the journal: its text, and its prepared-statement name when those are on. */
@@ -235,17 +260,21 @@ interface Statements {
   release: Statement
   getClaim: Statement
   saveTurn: Statement
+  saveWholeTurn: Statement
 }
 
 const ROW_COLUMNS = [...TOOL_CALL_ROW_FIELDS.map((f) => COLUMNS[f]), 'side_effect', 'idempotent']
 const ROW_TYPES = [...TOOL_CALL_ROW_FIELDS.map((f) => TYPES[f]), 'boolean', 'boolean']
 const ROW_SELECT = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
 
-function statements(t: { calls: string; claims: string; turns: string }, prepared: boolean): Statements {
+function statements(t: Tables, prepared: boolean): Statements {
   const values = (from: number): string => ROW_COLUMNS.map((_, i) => `$${i + from}`).join(', ')
   // In the outcome, parameter $3 on are the row's fields, typed explicitly:
   // an INSERT … SELECT cannot infer them from the target columns.
   const at = (field: keyof ToolCallRow): string => `$${TOOL_CALL_ROW_FIELDS.indexOf(field as never) + 3}::${TYPES[field]}`
+  const insertTurn =
+    `INSERT INTO ${t.deltas} (checkpoint_id, parent_id, run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ` +
+    'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)'
   const texts: Record<keyof Statements, string> = {
     record: `INSERT INTO ${t.calls} (${ROW_COLUMNS.join(', ')}) VALUES (${values(1)})`,
     sideEffects:
@@ -269,11 +298,11 @@ function statements(t: { calls: string; claims: string; turns: string }, prepare
     getClaim:
       `SELECT claim_key AS "claimKey", owner, lease_expires_at_ms AS "leaseExpiresAtMs", ${ROW_SELECT}, ` +
       `lease_expires_at_ms <= ${NOW_MS} AS "expired" FROM ${t.claims} WHERE claim_key = $1`,
-    saveTurn:
-      `INSERT INTO ${t.turns} (run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ` +
-      'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id, node_id, iteration) DO UPDATE SET ' +
-      'attempt = EXCLUDED.attempt, prompt = EXCLUDED.prompt, messages_json = EXCLUDED.messages_json, steps = EXCLUDED.steps, ' +
-      'state_json = EXCLUDED.state_json, done = EXCLUDED.done, updated_at_ms = EXCLUDED.updated_at_ms',
+    saveTurn: insertTurn,
+    // A whole checkpoint supersedes the row an earlier version kept for the
+    // turn (the conversation with every argument in clear): one statement.
+    saveWholeTurn:
+      `WITH superseded AS (DELETE FROM ${t.turns} WHERE run_id = $3 AND node_id = $4 AND iteration = $5) ${insertTurn}`,
   }
   const out = {} as Statements
   for (const [key, text] of Object.entries(texts) as [keyof Statements, string][]) {
@@ -288,7 +317,8 @@ function statements(t: { calls: string; claims: string; turns: string }, prepare
 
 /**
  * A journal in PostgreSQL: tables `tool_calls`, `tool_claims` and
- * `turn_checkpoints` in schema `toolsmith` (see {@link PostgresJournalOptions.schema}).
+ * `turn_checkpoint_deltas` (plus `turn_checkpoints`, read for checkpoints an
+ * earlier version wrote) in schema `toolsmith` (see {@link PostgresJournalOptions.schema}).
  *
  * @remarks
  * `pg` is an optional peer dependency, loaded when the first journal is
@@ -325,11 +355,13 @@ export class PostgresJournal implements ClaimingJournal {
   readonly schema: string
   /** Where the journal connects, for messages: `user@host:port/database`, never the password. */
   readonly target: string
+  /** Checkpoints are appended as chains of deltas; see {@link ClaimingJournal.turnDeltas}. */
+  readonly turnDeltas = true
 
   readonly #pool: PgPoolLike
   readonly #ownsPool: boolean
   readonly #secrets: string[]
-  readonly #t: { calls: string; claims: string; turns: string }
+  readonly #t: Tables
   readonly #sql: Statements
 
   /**
@@ -350,7 +382,12 @@ export class PostgresJournal implements ClaimingJournal {
     }
     this.maxOutputBytes = max
     this.schema = schema
-    this.#t = { calls: `"${schema}".tool_calls`, claims: `"${schema}".tool_claims`, turns: `"${schema}".turn_checkpoints` }
+    this.#t = {
+      calls: `"${schema}".tool_calls`,
+      claims: `"${schema}".tool_claims`,
+      turns: `"${schema}".turn_checkpoints`,
+      deltas: `"${schema}".turn_checkpoint_deltas`,
+    }
     const prepared = options.preparedStatements ?? true
     if (typeof prepared !== 'boolean') throw new E_INVALID_OPTIONS(`preparedStatements must be true or false (got ${String(prepared)})`)
     this.#sql = statements(this.#t, prepared)
@@ -535,30 +572,45 @@ export class PostgresJournal implements ClaimingJournal {
   }
 
   /**
-   * Store a turn's latest checkpoint.
+   * Append a turn's checkpoint (a whole one or a delta) to `turn_checkpoint_deltas`;
+   * a whole one also removes the turn's row an earlier version left in `turn_checkpoints`.
    *
    * @param checkpoint - The checkpoint.
    */
   async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
     const c = checkpoint
-    await this.#query(this.#sql.saveTurn, [c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, c.done, c.updatedAtMs])
+    const values = [c.checkpointId ?? randomUUID(), c.parentId ?? null, c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, c.done, c.updatedAtMs]
+    await this.#query(c.parentId ? this.#sql.saveTurn : this.#sql.saveWholeTurn, values)
   }
 
   /**
-   * The latest checkpoint of a run.
+   * The latest checkpoint of a run, its chain folded (or the whole one an
+   * earlier version wrote, when that is later).
    *
    * @param runId - The run.
    * @param scope - The node and iteration, when the run has several.
    * @returns The checkpoint, or `undefined`.
+   * @throws `E_JOURNAL_UNAVAILABLE` when the database fails; `E_JOURNAL_CORRUPT` when a link of the chain is missing.
    */
   async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
     const where = ['run_id = $1']
     const params: unknown[] = [runId]
     if (scope.nodeId !== undefined) (params.push(scope.nodeId), where.push(`node_id = $${params.length}`))
     if (scope.iteration !== undefined) (params.push(scope.iteration), where.push(`iteration = $${params.length}`))
-    // Up to four texts (by scope), read once per resume: left unprepared.
-    const result = await this.#query({ text: `SELECT ${CHECKPOINT_SELECT} FROM ${this.#t.turns} WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1` }, params)
-    return result.rows[0] ? checkpointFromSql(result.rows[0]) : undefined
+    // A few texts (by scope), read once per resume: left unprepared.
+    const latest = async (sql: string): Promise<TurnCheckpoint | undefined> => {
+      const result = await this.#query({ text: sql }, params)
+      return result.rows[0] ? checkpointFromSql(result.rows[0]) : undefined
+    }
+    const head = await latest(`SELECT ${CHECKPOINT_DELTA_SELECT} FROM ${this.#t.deltas} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT 1`)
+    const legacy = await latest(`SELECT ${CHECKPOINT_SELECT} FROM ${this.#t.turns} WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1`)
+    const chosen = newerCheckpoint(head, legacy)
+    if (!chosen?.parentId) return chosen
+    const chain = await this.#query(
+      { text: `SELECT ${CHECKPOINT_DELTA_SELECT} FROM ${this.#t.deltas} WHERE run_id = $1 AND node_id = $2 AND iteration = $3 ORDER BY id` },
+      [chosen.runId, chosen.nodeId, chosen.iteration],
+    )
+    return foldTurnChain(chosen, chain.rows.map(checkpointFromSql))
   }
 
   /** Close the journal's own pool (a pool you passed in is left open). */
@@ -596,7 +648,9 @@ export class PostgresJournal implements ClaimingJournal {
     const code = (error as { code?: unknown } | null)?.code
     let reason = reasonOf(error)
     if (code === '42P01' || code === '3F000') {
-      reason += ` (the journal tables are missing: run \`toolsmith journal migrate --postgres URL\` or journal.migrate())`
+      reason +=
+        ' (the journal tables are missing, or were made by an earlier version of toolsmith that lacks this one: ' +
+        'run `toolsmith journal migrate --postgres URL` or journal.migrate())'
     } else if (code === '42703') {
       reason +=
         ' (the journal tables were made by an earlier version of toolsmith and lack this column: ' +

@@ -11,12 +11,17 @@ export const CHECKPOINT_SELECT =
   'run_id AS "runId", node_id AS "nodeId", iteration, attempt, prompt, messages_json AS "messagesJson", steps, ' +
   'state_json AS "stateJson", done, updated_at_ms AS "updatedAtMs"'
 
+/** The columns of a chain record (`turn_checkpoint_deltas`), selected under their field names. */
+export const CHECKPOINT_DELTA_SELECT = `${CHECKPOINT_SELECT}, checkpoint_id AS "checkpointId", parent_id AS "parentId"`
+
 /**
- * A checkpoint as a SQL driver returns it.
+ * A checkpoint as a SQL driver returns it (a chain record's id and parent included when selected).
  *
  */
 export function checkpointFromSql(record: Record<string, unknown>): TurnCheckpoint {
   return {
+    ...(typeof record.checkpointId === 'string' ? { checkpointId: record.checkpointId } : {}),
+    ...(typeof record.parentId === 'string' ? { parentId: record.parentId } : {}),
     runId: String(record.runId),
     nodeId: String(record.nodeId),
     iteration: Number(record.iteration),

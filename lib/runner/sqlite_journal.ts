@@ -4,11 +4,13 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { E_INVALID_OPTIONS, E_OPTIONAL_DEPENDENCY_MISSING } from '../exceptions.js'
-import { CHECKPOINT_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
+import { foldTurnChain, newerCheckpoint } from './checkpoint_chain.js'
+import { CHECKPOINT_SELECT, CHECKPOINT_DELTA_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   normaliseRow,
@@ -106,6 +108,22 @@ CREATE TABLE IF NOT EXISTS turn_checkpoints (
   updated_at_ms INTEGER NOT NULL,
   PRIMARY KEY (run_id, node_id, iteration)
 );
+CREATE TABLE IF NOT EXISTS turn_checkpoint_deltas (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  checkpoint_id TEXT NOT NULL,
+  parent_id TEXT,
+  run_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  iteration INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  prompt TEXT NOT NULL,
+  messages_json TEXT NOT NULL,
+  steps INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  done INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turn_checkpoint_deltas_by_turn ON turn_checkpoint_deltas (run_id, node_id, iteration, id);
 `
 
 /** Columns later versions added to tables an earlier version may have created: `[table, column, type]`. */
@@ -180,7 +198,10 @@ export function hasSqliteJournal(file: string): boolean {
  * Claims (see {@link ClaimingJournal}) live in table `tool_claims`, keyed by
  * claim key: one `INSERT … ON CONFLICT DO NOTHING` decides the winner, so
  * any number of processes on one machine run a non-idempotent call at most
- * once. Turn checkpoints for `TurnRunner.resume` live in `turn_checkpoints`.
+ * once. Turn checkpoints for `TurnRunner.resume` are appended, one record per
+ * step, to `turn_checkpoint_deltas`; a whole checkpoint an earlier version
+ * left in `turn_checkpoints` is still read, and dropped when the resumed turn
+ * saves its own.
  * A database made by an earlier version gains the new tables and the
  * `replayed` and `permission_json` columns when opened (old rows read
  * `permissionJson: null`).
@@ -198,6 +219,8 @@ export class SqliteJournal implements ClaimingJournal {
   readonly file: string
   /** The output cap; see {@link JournalOptions.maxOutputBytes}. */
   readonly maxOutputBytes: number
+  /** Checkpoints are appended as chains of deltas; see {@link ClaimingJournal.turnDeltas}. */
+  readonly turnDeltas = true
 
   readonly #db: Database
   readonly #insert: Statement
@@ -205,6 +228,7 @@ export class SqliteJournal implements ClaimingJournal {
   readonly #claimSelect: Statement
   readonly #claimSettle: Statement
   readonly #complete: (claimKey: string, owner: string, params: unknown[], normal: ToolCallRow) => boolean
+  readonly #saveTurn: (c: TurnCheckpoint) => void
 
   /**
    * @param file - The database file (created with its folder), or `':memory:'`.
@@ -257,6 +281,17 @@ export class SqliteJournal implements ClaimingJournal {
       if (changed.changes === 0) return false
       this.#insert.run(...params)
       return true
+    })
+    const insertTurn = this.#db.prepare(
+      'INSERT INTO turn_checkpoint_deltas (checkpoint_id, parent_id, run_id, node_id, iteration, attempt, prompt, messages_json, steps, ' +
+        'state_json, done, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    )
+    const dropLegacyTurn = this.#db.prepare('DELETE FROM turn_checkpoints WHERE run_id = ? AND node_id = ? AND iteration = ?')
+    this.#saveTurn = this.#db.transaction((c: TurnCheckpoint) => {
+      insertTurn.run(c.checkpointId ?? randomUUID(), c.parentId ?? null, c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, Number(c.done), c.updatedAtMs)
+      // A whole checkpoint supersedes the one an earlier version kept for
+      // the turn, which holds the conversation with every argument in clear.
+      if (!c.parentId) dropLegacyTurn.run(c.runId, c.nodeId, c.iteration)
     })
   }
 
@@ -352,38 +387,43 @@ export class SqliteJournal implements ClaimingJournal {
   }
 
   /**
-   * Store a turn's latest checkpoint.
+   * Append a turn's checkpoint (a whole one or a delta) to `turn_checkpoint_deltas`;
+   * a whole one also removes the turn's row an earlier version left in `turn_checkpoints`.
    *
    * @param checkpoint - The checkpoint.
    */
   async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
-    const c = checkpoint
-    this.#db
-      .prepare(
-        'INSERT INTO turn_checkpoints (run_id, node_id, iteration, attempt, prompt, messages_json, steps, state_json, done, updated_at_ms) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, node_id, iteration) DO UPDATE SET attempt = excluded.attempt, ' +
-          'prompt = excluded.prompt, messages_json = excluded.messages_json, steps = excluded.steps, state_json = excluded.state_json, ' +
-          'done = excluded.done, updated_at_ms = excluded.updated_at_ms',
-      )
-      .run(c.runId, c.nodeId, c.iteration, c.attempt, c.prompt, c.messagesJson, c.steps, c.stateJson, Number(c.done), c.updatedAtMs)
+    this.#saveTurn(checkpoint)
   }
 
   /**
-   * The latest checkpoint of a run.
+   * The latest checkpoint of a run, its chain folded (or the whole one an
+   * earlier version wrote, when that is later).
    *
    * @param runId - The run.
    * @param scope - The node and iteration, when the run has several.
    * @returns The checkpoint, or `undefined`.
+   * @throws `E_JOURNAL_CORRUPT` when a link of the chain is missing.
    */
   async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
     const where = ['run_id = ?']
     const params: unknown[] = [runId]
     if (scope.nodeId !== undefined) (where.push('node_id = ?'), params.push(scope.nodeId))
     if (scope.iteration !== undefined) (where.push('iteration = ?'), params.push(scope.iteration))
-    const record = this.#db
-      .prepare(`SELECT ${CHECKPOINT_SELECT} FROM turn_checkpoints WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1`)
-      .get(...params) as Record<string, unknown> | undefined
-    return record ? checkpointFromSql(record) : undefined
+    const latest = (sql: string): TurnCheckpoint | undefined => {
+      const record = this.#db.prepare(sql).get(...params) as Record<string, unknown> | undefined
+      return record ? checkpointFromSql(record) : undefined
+    }
+    const head = latest(`SELECT ${CHECKPOINT_DELTA_SELECT} FROM turn_checkpoint_deltas WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT 1`)
+    const legacy = latest(`SELECT ${CHECKPOINT_SELECT} FROM turn_checkpoints WHERE ${where.join(' AND ')} ORDER BY updated_at_ms DESC LIMIT 1`)
+    const chosen = newerCheckpoint(head, legacy)
+    if (!chosen?.parentId) return chosen
+    const chain = (
+      this.#db
+        .prepare(`SELECT ${CHECKPOINT_DELTA_SELECT} FROM turn_checkpoint_deltas WHERE run_id = ? AND node_id = ? AND iteration = ? ORDER BY id`)
+        .all(chosen.runId, chosen.nodeId, chosen.iteration) as Record<string, unknown>[]
+    ).map(checkpointFromSql)
+    return foldTurnChain(chosen, chain)
   }
 
   /**

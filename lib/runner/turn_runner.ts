@@ -23,6 +23,7 @@ import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import {
   E_INVALID_OPTIONS,
   E_JOURNAL_UNAVAILABLE,
+  E_TOOL_ABORTED,
   E_TOOL_NOT_REGISTERED,
   E_TURN_ABORTED,
   errorSummary,
@@ -34,6 +35,7 @@ import {
   acquireClaim,
   claimKeyOf,
   DEFAULT_CLAIM_LEASE_MS,
+  exceptionFromJson,
   journalStep,
   outcomeUnknown,
   PROCESS_OWNER,
@@ -54,6 +56,15 @@ import {
   type TurnCheckpoint,
 } from './journal.js'
 import { copyMessages, type Message, type ModelToolCall, type TurnModel } from './messages.js'
+import {
+  checkpointKeyOf,
+  decodeMessages,
+  type CheckpointKey,
+  type CheckpointKeyInput,
+  type DecodedMessages,
+  type StoredToolCall,
+} from './checkpoint_codec.js'
+import { CheckpointWriter, type ChainStart } from './turn_checkpoints.js'
 import { retryWarning } from './retry_warning.js'
 import { ResultSpooler } from './result_spooler.js'
 import { toolDefinition } from './tool_definition.js'
@@ -136,6 +147,16 @@ export interface TurnRunnerOptions {
    * @defaultValue 30_000
    */
   claimLeaseMs?: number
+  /**
+   * The key that seals, in turn checkpoints, the tool-call arguments the
+   * journal's redaction rules keep out of it (a `write`'s content, an
+   * `edit`'s patch, args that failed validation…), so that `resume`
+   * rebuilds them exactly: 32 bytes (a `Uint8Array`, 64 hex digits or
+   * base64), used with AES-256-GCM. Without it those arguments are not
+   * stored at all, and a resumed turn shows the model the journal's redacted
+   * form of them (see docs/runner.md, "What a checkpoint stores").
+   */
+  checkpointKey?: CheckpointKeyInput
 }
 
 /** Options of {@link TurnRunner.resume}. */
@@ -243,6 +264,7 @@ export class TurnRunner {
   readonly #onEvent: TurnEventListener | undefined
   readonly #journalCap: number
   readonly #spoolStore: SpoolStore
+  readonly #checkpointKey: CheckpointKey | undefined
   #seq = 0
 
   /**
@@ -268,6 +290,7 @@ export class TurnRunner {
     this.#spooler = new ResultSpooler(this.#spoolStore)
     this.#onEvent = options.onEvent
     this.claimLeaseMs = positiveInteger('claimLeaseMs', options.claimLeaseMs, DEFAULT_CLAIM_LEASE_MS)
+    this.#checkpointKey = options.checkpointKey === undefined ? undefined : checkpointKeyOf(options.checkpointKey)
   }
 
   /** The registered tools, by name (before any allow-list). */
@@ -304,11 +327,18 @@ export class TurnRunner {
    * `FileSpoolStore` on common storage). A turn that had already ended is
    * returned as it ended, without calling the model.
    *
+   * Arguments the checkpoint withheld (no `checkpointKey` when it was
+   * written) are shown to the model in the journal's redacted form, and a
+   * pending call among them is never run with it: it replays its claim or
+   * is answered `TOOL_ABORTED` (see {@link TurnRunnerOptions.checkpointKey}).
+   *
    * @param runId - The run to resume.
    * @param options - Node and iteration (when the run has several), abort signal, allow-list, listener.
    * @returns The turn's result; `toolCalls` holds the calls made since the resume.
-   * @throws `E_INVALID_OPTIONS` when the journal cannot resume or has no checkpoint for the run;
-   *   `E_JOURNAL_UNAVAILABLE` when it cannot be read.
+   * @throws `E_INVALID_OPTIONS` when the journal cannot resume or has no checkpoint for the run,
+   *   or the checkpoint is sealed with a `checkpointKey` this runner does not have;
+   *   `E_JOURNAL_UNAVAILABLE` when it cannot be read; `E_JOURNAL_CORRUPT` when its chain has a
+   *   missing link or a sealed value does not open.
    */
   async resume(runId: string, options: TurnResumeOptions = {}): Promise<TurnResult> {
     const journal = this.journal
@@ -328,12 +358,16 @@ export class TurnRunner {
       })
     }
     const state = parseState(checkpoint.stateJson)
+    // Before anything runs: a checkpoint sealed with another key (or none
+    // given) is refused here, not halfway through the turn.
+    const decoded = decodeMessages(checkpoint.messagesJson, checkpoint, this.#checkpointKey)
     this.#seq = Math.max(this.#seq, state.seq)
-    return await new Turn(this, checkpoint.prompt, options, this.#services(options), { checkpoint, claims: state.claims }).run()
+    return await new Turn(this, checkpoint.prompt, options, this.#services(options), { checkpoint, claims: state.claims, decoded }).run()
   }
 
   #services(options: TurnRunOptions): TurnServices {
     return {
+      checkpointKey: this.#checkpointKey,
       tools: this.#tools,
       spooler: this.#spooler,
       spoolStore: this.#spoolStore,
@@ -352,6 +386,7 @@ export class TurnRunner {
 interface ResumePoint {
   checkpoint: TurnCheckpoint
   claims: Record<string, number>
+  decoded: DecodedMessages
 }
 
 interface RunnerState {
@@ -369,6 +404,7 @@ function parseState(json: string): RunnerState {
 }
 
 interface TurnServices {
+  checkpointKey: CheckpointKey | undefined
   tools: Map<string, Tool>
   spooler: ResultSpooler
   spoolStore: SpoolStore
@@ -413,6 +449,11 @@ class Turn {
   readonly #toolCalls: ToolCall[] = []
   readonly #spooled: ToolCall[] = []
   readonly #running = new Set<Promise<unknown>>()
+  /** Calls of the resumed answer whose args the checkpoint did not keep (no `checkpointKey`), by id. */
+  readonly #withheld: ReadonlyMap<string, StoredToolCall>
+  /** Where the resumed checkpoint's chain stands, for the writer made on the first checkpoint. */
+  readonly #chainStart: ChainStart | undefined
+  #checkpoints: CheckpointWriter | undefined
 
   constructor(runner: TurnRunner, prompt: string, options: TurnRunOptions, services: TurnServices, resume: ResumePoint | undefined) {
     if (typeof prompt !== 'string') throw new E_INVALID_OPTIONS('run(prompt) needs a string prompt')
@@ -422,6 +463,13 @@ class Turn {
     this.#services = services
     this.#resume = resume
     this.#claimCounts = new Map(Object.entries(resume?.claims ?? {}))
+    this.#withheld = resume?.decoded.withheld ?? new Map()
+    this.#chainStart = resume && {
+      head: resume.checkpoint.checkpointId,
+      saved: resume.decoded.messages.length,
+      claims: resume.claims,
+      stored: resume.decoded.stored,
+    }
     const id = randomUUID()
     const c = resume?.checkpoint
     this.#identity = c
@@ -466,7 +514,7 @@ class Turn {
     let steps = 0
     const resumed = this.#resume?.checkpoint
     if (resumed) {
-      this.#messages = JSON.parse(resumed.messagesJson) as Message[]
+      this.#messages = this.#resume!.decoded.messages
       steps = resumed.steps
       const last = this.#messages.at(-1)
       text = last?.role === 'assistant' ? last.content : ''
@@ -512,10 +560,10 @@ class Turn {
       const providerMetadata = response?.providerMetadata
       this.#messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}), ...(providerMetadata ? { providerMetadata } : {}) })
       if (calls.length === 0) break
+      const offered = new Map(tools.map((t) => [t.name, t]))
       // Before any call runs: a worker that dies from here on can be resumed
       // with this answer's calls, and they get the same seqs and claim keys.
-      await this.#checkpoint(steps, false)
-      const offered = new Map(tools.map((t) => [t.name, t]))
+      await this.#checkpoint(steps, false, offered)
       const outcomes = await this.#untilAborted(this.#runCalls(calls, offered, step))
       for (const outcome of outcomes) {
         this.#messages.push(outcome.message)
@@ -533,24 +581,22 @@ class Turn {
     return isClaimingJournal(journal) && (this.#runner.identity || this.#resume) ? journal : undefined
   }
 
-  async #checkpoint(steps: number, done: boolean): Promise<void> {
+  /**
+   * Append the turn's checkpoint: the messages since the last one (all of
+   * them the first time, or to a journal without chains), tool-call args in
+   * checkpoint form (see `storeToolCall`).
+   */
+  async #checkpoint(steps: number, done: boolean, offered?: ReadonlyMap<string, Tool>): Promise<void> {
     const journal = this.#claiming
     if (!journal) return
-    const { runId, nodeId, iteration, attempt } = this.#identity
-    const state: RunnerState = { claims: Object.fromEntries(this.#claimCounts), seq: this.#services.peekSeq() }
-    const checkpoint: TurnCheckpoint = {
-      runId,
-      nodeId,
-      iteration,
-      attempt,
-      prompt: this.#prompt,
-      messagesJson: JSON.stringify(this.#messages),
-      steps,
-      stateJson: JSON.stringify(state),
-      done,
-      updatedAtMs: Date.now(),
-    }
-    await this.#untilAborted(journalStep('save the turn checkpoint', () => journal.saveTurn(checkpoint)))
+    this.#checkpoints ??= new CheckpointWriter(journal, this.#identity, this.#prompt, this.#services.checkpointKey, this.#chainStart)
+    const tools = this.#services.tools
+    const state = { claims: this.#claimCounts, seq: this.#services.peekSeq() }
+    const next = await this.#untilAborted(
+      this.#checkpoints.next(this.#messages, steps, done, state, (name) => offered?.get(name) ?? tools.get(name), this.#ctx),
+    )
+    await this.#untilAborted(journalStep('save the turn checkpoint', () => journal.saveTurn(next.record)))
+    next.commit()
   }
 
   /** Registered tools passing the allow-list, plus artifact tools for every spooled result so far. */
@@ -618,14 +664,21 @@ class Turn {
     // by anyone, so they are not recorded either.
     let prepared: PreparedCall | undefined
     let prepareError: unknown
-    try {
-      prepared = await executor?.prepare(call.args)
-    } catch (error) {
-      prepareError = error
+    // A resumed call whose args the checkpoint did not keep is never
+    // prepared or run with the stand-in args: args that failed validation
+    // fail again with the recorded error, others get their recorded outcome.
+    const kept = this.#withheld.get(call.id)
+    if (kept?.withheld === 'invalid') prepareError = exceptionFromJson(parseJson(kept.errorJson))
+    else if (!kept) {
+      try {
+        prepared = await executor?.prepare(call.args)
+      } catch (error) {
+        prepareError = error
+      }
     }
-    const callId = prepared?.callId ?? callIdOf(call.name, call.args)
+    const callId = prepared?.callId ?? kept?.callId ?? callIdOf(call.name, call.args)
     const idempotencyKey = prepared?.idempotencyKey ?? idempotencyKeyOf(ctx, callId)
-    const input = prepared?.ok ? prepared.loggedArgs : INVALID_ARGS_NOT_RECORDED
+    const input = prepared?.ok ? prepared.loggedArgs : kept?.withheld === 'redacted' ? kept.args : INVALID_ARGS_NOT_RECORDED
     const pending = newToolCall(call, callId, startedAtMs)
     emit({ type: 'tool-start', step, seq, toolName: call.name, toolCallId: call.id, args: input })
 
@@ -654,7 +707,10 @@ class Turn {
     try {
       if (!tool || !executor) throw this.#unknownTool(call.name)
       if (prepareError !== undefined) throw prepareError
-      if (durable) {
+      if (kept) {
+        obtained = await this.#runWithheld(tool, startRow, ctx.abortSignal, audit)
+        replayed = obtained.replayed === true
+      } else if (durable) {
         obtained = await this.#runClaimed(claiming, tool, executor, prepared as ValidCall, startRow, ctx.abortSignal, audit)
         replayed = obtained.replayed === true
       } else obtained = { result: await executor.run(prepared!) }
@@ -779,6 +835,46 @@ class Turn {
       if (answer.applied) return { result: answer.result, held: taken }
       return await runHeld(taken, () => executor.run(prepared))
     }
+  }
+
+  /**
+   * A resumed call whose args were not kept: a non-idempotent call's claim
+   * gives its recorded outcome (or `TOOL_OUTCOME_UNKNOWN` when its worker
+   * died mid-call: `reconcile` would need the args); with no claim it never
+   * started, and without its args it cannot start now.
+   */
+  async #runWithheld(tool: Tool, startRow: ToolCallRow, signal: AbortSignal, audit: CallAudit): Promise<Obtained> {
+    const journal = this.#claiming
+    const durable = journal !== undefined && tool.sideEffect && !tool.idempotent
+    if (durable) {
+      const key = startRow.idempotencyKey
+      const occurrence = this.#claimCounts.get(key) ?? 0
+      this.#claimCounts.set(key, occurrence + 1)
+      const claimKey = claimKeyOf(key, occurrence)
+      if (await journalStep('read the claim', () => journal.getClaim(claimKey))) {
+        const flags = { sideEffect: tool.sideEffect, idempotent: tool.idempotent }
+        const decision = await acquireClaim(journal, { claimKey, owner: PROCESS_OWNER, leaseMs: this.#runner.claimLeaseMs, row: startRow, flags }, signal)
+        if (decision.kind === 'settled') {
+          audit.replayedPermissionJson = decision.claim.row.permissionJson ?? null
+          const replay = replayOutcome(decision.claim, this.#services.spoolStore)
+          if ('error' in replay) throw markReplayed(replay.error)
+          return { result: replay.result, replayed: true }
+        }
+        if (decision.kind === 'abandoned') throw outcomeUnknown(decision.claim)
+        // The claim was dropped meanwhile (a refused call's) and is now ours: give it back, run nothing.
+        try {
+          await journalStep('release a claim it cannot run', () => journal.release(decision.claim.claimKey, decision.claim.owner))
+        } finally {
+          decision.release()
+        }
+      }
+    }
+    throw new E_TOOL_ABORTED(
+      `${tool.name} was not run again after the resume: its arguments were not kept in the turn's checkpoint ` +
+        `(the runner had no checkpointKey)${durable ? ', and the journal shows it had not started' : ''}. ` +
+        'Call it again if it is still needed.',
+      { details: { toolName: tool.name, reason: 'arguments-not-kept', started: durable ? false : null } },
+    )
   }
 
   async #reconcile(tool: Tool, prepared: ValidCall, claim: ToolCallClaim, signal: AbortSignal): Promise<{ applied: true; result: ToolResult } | { applied: false } | undefined> {
@@ -930,6 +1026,14 @@ function normaliseCalls(calls: ModelToolCall[] | undefined, step: number, used: 
     const name = typeof call?.name === 'string' ? call.name : String(call?.name)
     return { id, name, args: call?.args ?? {}, ...(call?.providerMetadata ? { providerMetadata: call.providerMetadata } : {}) }
   })
+}
+
+function parseJson(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? 'null') as unknown
+  } catch {
+    return text
+  }
 }
 
 function usedCallIds(messages: readonly Message[]): Set<string> {

@@ -40,7 +40,7 @@ describe('toolsmith journal migrate', () => {
       const run = await runCli(['journal', 'migrate', '--postgres', pg.url, '--schema', 'cli_journal'])
       expect(run.stderr).toBe('')
       expect(run.code).toBe(0)
-      expect(run.stdout).toMatch(/^Journal schema "cli_journal" is ready at postgres@127\.0\.0\.1:\d+\/postgres \(tables tool_calls, tool_claims, turn_checkpoints\)\n$/)
+      expect(run.stdout).toMatch(/^Journal schema "cli_journal" is ready at postgres@127\.0\.0\.1:\d+\/postgres \(tables tool_calls, tool_claims, turn_checkpoints, turn_checkpoint_deltas\)\n$/)
       expect(run.stdout).not.toContain(pg.password)
     }
     const journal = new PostgresJournal(pg.url, { schema: 'cli_journal' })
