@@ -11,6 +11,7 @@ import { validator, type ObjectSchema } from '../validation.js'
 import { abandonReplacement, commitReplacement, prepareReplacement, readRegularFile } from '../sandbox/files.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
+import { assertNotProtected } from '../sandbox/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 import { decodeText } from './read.js'
@@ -142,6 +143,8 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
   const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
   assertAsJudged(judged, resolved)
+  // Never create or change what runs code on the host later (readOnlyPaths), judged by the real path.
+  assertNotProtected(sandbox.protectedPaths, resolved)
   // Open (and check) the directory and create the temp file, with the file's
   // mode and owner, while the file is read and patched: those round trips
   // then cost nothing. Not for a path that is no file (the read words that

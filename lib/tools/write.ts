@@ -10,6 +10,7 @@ import { validator, type ObjectSchema } from '../validation.js'
 import { writeFileAtomic } from '../sandbox/files.js'
 import { assertAsJudged, takeJudgedPath } from '../sandbox/shared_resolution.js'
 import { assertFilePathInput, resolveInRoot } from '../sandbox/paths.js'
+import { assertNotProtected } from '../sandbox/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 
@@ -96,6 +97,8 @@ export async function writeFileHandler(sandbox: Sandbox, { path, content }: Writ
   const judged = await takeJudgedPath(call, path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
   assertAsJudged(judged, resolved)
+  // Never create or change what runs code on the host later (readOnlyPaths), judged by the real path.
+  assertNotProtected(sandbox.protectedPaths, resolved)
   assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
   await writeFileAtomic(resolved, data)
   return 'ok'
