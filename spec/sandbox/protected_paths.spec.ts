@@ -157,6 +157,7 @@ describe('write and edit refuse protected paths', () => {
     expect(await call(own.write, { path: 'deploy/a/b/prod.yml', content: 'x' })).toMatchObject({ ok: false, details: { rule: 'deploy/**/*.yml' } })
     expect(await call(own.write, { path: 'sub/tools/run.sh', content: 'x' })).toEqual({ ok: true, text: 'ok' })
     expect(await call(own.write, { path: '.vscode/tasks.json', content: '{}' })).toEqual({ ok: true, text: 'ok' })
+    expect(await call(make({ readOnlyPaths: ['build/**'] }).write, { path: 'build/x/y', content: 'x' })).toMatchObject({ ok: false, details: { rule: 'build/**', protected: 'build' } })
     const extended = make({ readOnlyPaths: [...DEFAULT_READ_ONLY_PATHS, '**/.husky'] })
     expect(await call(extended.write, { path: 'web/.husky/pre-commit', content: 'x' })).toMatchObject({ ok: false, details: { rule: '**/.husky' } })
   })
@@ -165,6 +166,14 @@ describe('write and edit refuse protected paths', () => {
     for (const readOnlyPaths of [['**'], ['.'], ['**/'], ['../x'], ['/abs/.git']]) {
       expect(() => new Sandbox({ readOnlyPaths }), JSON.stringify(readOnlyPaths)).toThrow(/readOnlyPaths/)
     }
+  })
+})
+
+describe('bash without the OS sandbox', () => {
+  it('nothing is read-only, but what a command creates is still reported', async () => {
+    const result = await call(make({ isolation: { filesystem: false } }).bash, { cmd: 'sh', args: ['-c', 'echo "export X=1" > .envrc'] })
+    expect(result.ok).toBe(true)
+    expect(result.text).toMatch(/^\[toolsmith\] This command created \.envrc \(direnv runs \.envrc/)
   })
 })
 
@@ -196,7 +205,8 @@ describe.runIf(osSandbox)('bash: protected paths at any depth are read-only, and
       cmd: 'sh',
       args: ['-c', 'echo x >> node_modules/pkg/.git/config; echo x > a/b/c/d/.vscode/tasks.json; echo done'],
     })
-    expect(result.text).toMatch(/Read-only file system[\s\S]*Read-only file system[\s\S]*done/)
+    expect(result.text).toMatch(/node_modules\/pkg\/\.git\/config: Read-only file system/)
+    expect(result.text).toMatch(/\.vscode\/tasks\.json: Read-only file system/)
     expect(fs.existsSync(path.join(root, 'a', 'b', 'c', 'd', '.vscode', 'tasks.json'))).toBe(false)
   })
 
@@ -233,6 +243,14 @@ describe.runIf(osSandbox)('bash: protected paths at any depth are read-only, and
       },
     })
     expect(result.text).toMatch(/This command created .*\.envrc/)
+  })
+
+  it('a command stopped by its deadline still has its creations reported in the event', async () => {
+    const events: ProtectedPathCreatedEvent[] = []
+    const ctx = createDispatchContext({ onProtectedPathCreated: (event) => events.push(event) })
+    const result = await call(make({ timeoutMs: 3_000 }).bash, { cmd: 'sh', args: ['-c', 'mkdir -p slow/.idea && sleep 60'] }, ctx)
+    expect(result).toMatchObject({ ok: false, code: 'TOOL_TIMEOUT' })
+    expect(events).toEqual([expect.objectContaining({ paths: [{ path: 'slow/.idea', rule: '**/.idea' }] })])
   })
 
   it('commands in quick succession: each new .git is reported by the command that made it', async () => {
