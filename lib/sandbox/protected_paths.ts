@@ -198,18 +198,20 @@ function isGitDirectoryOnDisk(dir: string): boolean {
 
 /**
  * The protection a resolved path falls under: a rule naming it or a folder
- * around it (by its real path, so a symlink `x -> .git` does not hide
- * `x/config`), or, with the `**\/.git` rule, a folder around it that is a
- * git directory whatever its name.
+ * around it — by its real path (a symlink `x -> .git` does not hide
+ * `x/config`) and by the path as given (a symlink named `.vscode` pointing
+ * at an ordinary folder is what the editor reads) — or, with the `**\/.git`
+ * rule, a folder around it that is a git directory whatever its name.
  *
  * @param paths - The sandbox's compiled `readOnlyPaths`.
  * @param resolved - The path, as `resolveInRoot` resolved it.
  * @returns The match, or `undefined`.
  * @internal
  */
-export function protectionOf(paths: ProtectedPaths, resolved: Pick<ResolvedPath, 'root' | 'relative'>): ProtectedMatch | undefined {
-  const named = paths.match(resolved.relative)
-  if (named !== undefined || paths.gitDirectoryRule === undefined || resolved.relative === '.') return named
+export function protectionOf(paths: ProtectedPaths, resolved: Pick<ResolvedPath, 'input' | 'root' | 'relative'>): ProtectedMatch | undefined {
+  if (resolved.relative === '.') return undefined
+  const named = paths.match(resolved.relative) ?? paths.match(lexicalRelative(resolved) ?? '.')
+  if (named !== undefined || paths.gitDirectoryRule === undefined) return named
   const parts = resolved.relative.split(path.sep)
   // Every folder on the way (the root itself excepted: a root that is a git
   // directory would leave nothing to work on); the target is a file.
@@ -219,6 +221,13 @@ export function protectionOf(paths: ProtectedPaths, resolved: Pick<ResolvedPath,
     if (isGitDirectoryOnDisk(dir)) return { rule: paths.gitDirectoryRule, path: parts.slice(0, end).join('/') }
   }
   return undefined
+}
+
+/** The input relative to the root without following anything; `undefined` when it is the real path already or leaves the root lexically. */
+function lexicalRelative(resolved: Pick<ResolvedPath, 'input' | 'root' | 'relative'>): string | undefined {
+  const relative = path.relative(resolved.root, path.resolve(resolved.root, resolved.input))
+  if (relative === resolved.relative || relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined
+  return relative
 }
 
 /** What runs a protected file, by its name: the reason a model reads in the refusal. */

@@ -95,14 +95,17 @@ const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
  * context does the same with `TOOL_ABORTED`; an unknown program is
  * `TOOL_COMMAND_NOT_FOUND`. On Linux with bubblewrap the program runs in
  * the OS sandbox: the host read-only, the root (and `writablePaths`, and a
- * private `/tmp`) writable, credentials masked, `.git/hooks` and
- * `.git/config` read-only, host Unix sockets unreachable, its own PID
+ * private `/tmp`) writable, credentials masked, the protected paths
+ * present (`readOnlyPaths`: every `.git`, shell startup files, editor and
+ * agent settings…) read-only, host Unix sockets unreachable, its own PID
  * namespace and — with `allowNetwork: false` — an empty network namespace.
  * Where that sandbox cannot run, every call is `TOOL_SANDBOX_UNAVAILABLE`
  * unless the sandbox opted out (`isolation: { filesystem: false }`). The
  * word guard (`TOOL_NETWORK_DISABLED`, `TOOL_GIT_REMOTE_DISABLED`) runs only
  * where no network namespace is made, or with `networkGuard: 'always'`.
- * `Sandbox.isolation` reports what is enforced.
+ * `Sandbox.isolation` reports what is enforced. Protected paths a command
+ * creates are named in a note under its output, in a failed command's
+ * `details.protectedPathsCreated`, and in a `protectedPathCreated` event.
  * `sideEffect: true`, `idempotent: false`.
  */
 export class BashTool extends Tool<any, BashArgs> {

@@ -55,7 +55,9 @@ const editSchema: ObjectSchema<EditArgs> = validator.object<EditArgs>({
  * keep theirs; in a file that mixes CRLF and LF, added lines get the more
  * frequent one (LF on a tie).
  * Refuses, leaving the file untouched: a patch over `maxOutputBytes`
- * (`TOOL_PATCH_TOO_LARGE`), a missing file (`TOOL_FILE_NOT_FOUND`), a file over
+ * (`TOOL_PATCH_TOO_LARGE`), a protected path (`readOnlyPaths`: `.git/config`
+ * at any depth, shell startup files…; `TOOL_PATH_PROTECTED`), a missing
+ * file (`TOOL_FILE_NOT_FOUND`), a file over
  * the limit (`TOOL_FILE_TOO_LARGE`) or binary (`TOOL_BINARY_FILE`), and
  * (`TOOL_PATCH_FAILED`) an empty, malformed or multi-file patch, a hunk with
  * no lines, hunks out of order, a hunk starting far past the end of the file,

@@ -46,7 +46,9 @@ const writeSchema: ObjectSchema<WriteArgs> = validator.object<WriteArgs>({
  * written to a temp file beside it and renamed into place, so it is never
  * seen half-written; an existing file keeps its mode. Refuses paths outside
  * the root, dangling symlinks, hard-linked files (`TOOL_PATH_ESCAPE`) and
- * non-regular targets (`TOOL_NOT_A_FILE`). Events and journals record
+ * non-regular targets (`TOOL_NOT_A_FILE`), and protected paths — the
+ * sandbox's `readOnlyPaths`, files that run code on the host later, such as
+ * `.git/config` at any depth (`TOOL_PATH_PROTECTED`). Events and journals record
  * `{ path, contentBytes, contentHash }`, never the content.
  * `sideEffect: true`, `idempotent: false`.
  */

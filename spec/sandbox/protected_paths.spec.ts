@@ -109,6 +109,11 @@ describe('write and edit refuse protected paths', () => {
     expect(await call(tools.write, { path: 'y/.git/config', content: FSMONITOR })).toMatchObject({ ok: false, code: 'TOOL_PATH_PROTECTED', details: { protected: 'src/.git' } })
     expect(await call(tools.write, { path: 'h/post-checkout', content: '#!/bin/sh\ntouch PWNED\n' })).toMatchObject({ ok: false, code: 'TOOL_PATH_PROTECTED' })
     expect(await call(tools.write, { path: path.join(root, 'x', 'config'), content: FSMONITOR })).toMatchObject({ ok: false, code: 'TOOL_PATH_PROTECTED' })
+    // A symlink named .vscode that points at an ordinary folder: the editor reads through the name.
+    fs.mkdirSync(path.join(root, 'shared'))
+    fs.symlinkSync('shared', path.join(root, '.vscode'))
+    expect(await call(tools.write, { path: '.vscode/tasks.json', content: '{}' })).toMatchObject({ ok: false, code: 'TOOL_PATH_PROTECTED', details: { protected: '.vscode' } })
+    expect(fs.readdirSync(path.join(root, 'shared'))).toEqual([])
     expect(hostGitRunsPlantedCode(root)).toBe(false)
   })
 
