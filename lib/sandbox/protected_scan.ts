@@ -75,6 +75,7 @@ export class ProtectedScanner {
   readonly #limit: number
   #root: string | undefined
   #listings = new Map<string, Listing>()
+  #warned = false
 
   /**
    * @param paths - The sandbox's compiled `readOnlyPaths`.
@@ -133,6 +134,14 @@ export class ProtectedScanner {
     }
     // Forget folders no longer reached (removed, renamed, or past the cap).
     this.#listings = complete ? seen : new Map([...this.#listings, ...seen])
+    if (!complete && !this.#warned) {
+      this.#warned = true
+      process.emitWarning(
+        `toolsmith sandbox: the root ${root} has more than ${this.#limit} folders; protected paths (readOnlyPaths) beyond the first ` +
+          `${this.#limit} (dependency and build folders last) are not read-only for bash commands, nor reported when a command creates them.`,
+        { code: 'TOOLSMITH_PROTECTED_SCAN_INCOMPLETE' },
+      )
+    }
     return { found, complete, directories }
   }
 
