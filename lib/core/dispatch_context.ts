@@ -162,8 +162,13 @@ export interface ProtectedPathCreatedEvent {
   turnId: string
   /** The call's `callId`. */
   callId: string
-  /** Each new protected path, relative to the root, with the `readOnlyPaths` entry it matches. */
-  paths: Array<{ path: string; rule: string }>
+  /** Each new protected path, with the `readOnlyPaths` entry it matches. */
+  paths: Array<{
+    /** The path, relative to the sandbox root. */
+    path: string
+    /** The `readOnlyPaths` entry it matches (e.g. `**\/.git`). */
+    rule: string
+  }>
   /** Epoch milliseconds when the kit found them (just after the command). */
   at: number
 }
