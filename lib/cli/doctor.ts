@@ -35,7 +35,8 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
   if (enforcement.filesystem) {
     const masked = enforcement.unreadablePaths.length
     lines.push(`secrets     ${masked} path${masked === 1 ? '' : 's'} read as empty (${enforcement.unreadablePaths.slice(0, 3).join(', ')}${masked > 3 ? ', …' : ''})`)
-    lines.push(`read-only   inside the root: ${enforcement.readOnlyPaths.join(', ') || 'none'}`)
+    const kept = enforcement.readOnlyPaths.length
+    lines.push(`read-only   inside the root, for every tool: ${kept === 0 ? 'none' : `${enforcement.readOnlyPaths.slice(0, 4).join(', ')}${kept > 4 ? `, … (${kept} entries)` : ''}`}`)
     lines.push('sockets     host Unix sockets unreachable (private /tmp and /run, the others masked)')
   }
   const guard = enforcement.networkGuard ? '; word guard on (a heuristic)' : ''
