@@ -14,11 +14,14 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import {
   DEFAULT_READ_ONLY_PATHS,
   Sandbox,
+  TurnRunner,
   createDispatchContext,
   createTools,
+  scriptedModel,
   type BuiltinTools,
   type ProtectedPathCreatedEvent,
   type SandboxOptions,
+  type TurnEvent,
 } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 
@@ -232,6 +235,23 @@ describe.runIf(osSandbox)('bash: protected paths at any depth are read-only, and
     // A command that creates nothing protected says nothing.
     expect(await call(bash, { cmd: 'sh', args: ['-c', 'mkdir -p other && echo ok > other/f'] }, ctx)).toEqual({ ok: true, text: '' })
     expect(events).toHaveLength(1)
+  })
+
+  it('TurnRunner reports protected-path-created, and the note reaches the model', async () => {
+    const events: TurnEvent[] = []
+    const runner = new TurnRunner({
+      model: scriptedModel([
+        { toolCalls: [{ id: 'c1', name: 'bash', args: { cmd: 'git', args: ['init', '-q', 'lib/vendored'] } }] },
+        { text: 'done' },
+      ]),
+      tools: [make().bash],
+      onEvent: (event) => events.push(event),
+    })
+    const turn = await runner.run('vendor it')
+    expect(events.filter((e) => e.type === 'protected-path-created')).toEqual([
+      expect.objectContaining({ type: 'protected-path-created', toolName: 'bash', paths: [{ path: 'lib/vendored/.git', rule: '**/.git' }] }),
+    ])
+    expect(JSON.stringify(turn.messages)).toContain('This command created lib/vendored/.git')
   })
 
   it('a failed command that created some: the error names them in its output and details', async () => {
