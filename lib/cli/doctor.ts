@@ -40,7 +40,8 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
         ? `host view   strict: only the system folders, the root${enforcement.readablePaths.length > 0 ? `, ${enforcement.readablePaths.join(', ')}` : ''} and /tmp; no home directory (toolchains under it must be named with --readable-path)`
         : 'host view   the whole host, read-only (strict profile: --readable-host system)',
     )
-    lines.push(`read-only   inside the root: ${enforcement.readOnlyPaths.join(', ') || 'none'}`)
+    const kept = enforcement.readOnlyPaths.length
+    lines.push(`read-only   inside the root, for every tool: ${kept === 0 ? 'none' : `${enforcement.readOnlyPaths.slice(0, 4).join(', ')}${kept > 4 ? `, … (${kept} entries)` : ''}`}`)
     lines.push('sockets     host Unix sockets unreachable (private /tmp and /run, the others masked)')
     lines.push('kernel      /proc/sys, /proc/irq, /proc/bus, /proc/fs and /sys read-only; /proc/keys, /proc/timer_list… masked; /sys/firmware empty')
   }

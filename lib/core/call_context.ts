@@ -51,5 +51,6 @@ export function createCallContext(
     ...(ctx.permissions === undefined ? {} : { permissions: ctx.permissions }),
     emitPermissionDecision: (event) => ctx.emitPermissionDecision?.(event),
     emitNetworkRequest: (event) => ctx.emitNetworkRequest?.(event),
+    emitProtectedPathCreated: (event) => ctx.emitProtectedPathCreated?.(event),
   }
 }

@@ -147,6 +147,32 @@ export interface NetworkRequestEvent {
   at: number
 }
 
+/**
+ * Payload of the `protectedPathCreated` event: protected paths (the
+ * sandbox's `readOnlyPaths`: a `.git`, a shell startup file, editor or agent
+ * settings…) that a `bash` command created. A mount cannot stop a command
+ * from creating one in a folder it may write, so the kit looks after the
+ * command and reports what is new; from then on the path is read-only to
+ * every tool. Emitted once per call that created any.
+ */
+export interface ProtectedPathCreatedEvent {
+  /** The tool whose command created them (`bash`). */
+  toolName: string
+  /** The context's `id`. */
+  turnId: string
+  /** The call's `callId`. */
+  callId: string
+  /** Each new protected path, with the `readOnlyPaths` entry it matches. */
+  paths: Array<{
+    /** The path, relative to the sandbox root. */
+    path: string
+    /** The `readOnlyPaths` entry it matches (e.g. `**\/.git`). */
+    rule: string
+  }>
+  /** Epoch milliseconds when the kit found them (just after the command). */
+  at: number
+}
+
 /** Event names and payloads a {@link ObservableDispatchContext} emits. */
 export interface DispatchEvents {
   /** Emitted after validation, just before the handler runs. */
@@ -157,6 +183,8 @@ export interface DispatchEvents {
   permissionDecision: PermissionDecisionEvent
   /** Emitted by `bash` for every request its command made through the allowlist proxy. */
   networkRequest: NetworkRequestEvent
+  /** Emitted by `bash` when its command created protected paths (`readOnlyPaths`). */
+  protectedPathCreated: ProtectedPathCreatedEvent
 }
 
 /** A listener for one of the {@link DispatchEvents}. */
@@ -192,6 +220,11 @@ export interface DispatchContext {
    * context without it simply does not hear them.
    */
   emitNetworkRequest?(event: NetworkRequestEvent): void
+  /**
+   * Called by `bash` when its command created protected paths. Optional: a
+   * context without it does not hear them (the call's result still names them).
+   */
+  emitProtectedPathCreated?(event: ProtectedPathCreatedEvent): void
 }
 
 /** The context {@link createDispatchContext} returns: a {@link DispatchContext} you can listen to and abort. */
@@ -242,6 +275,8 @@ export interface DispatchContextOptions {
   permissions?: ToolCallGate
   /** Listeners to attach at once. */
   onNetworkRequest?: DispatchListener<'networkRequest'>
+  /** Listeners to attach at once. */
+  onProtectedPathCreated?: DispatchListener<'protectedPathCreated'>
 }
 
 /**
@@ -274,6 +309,7 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     toolExecutionEnd: new Set(),
     permissionDecision: new Set(),
     networkRequest: new Set(),
+    protectedPathCreated: new Set(),
   }
   const emit = <E extends keyof DispatchEvents>(event: E, payload: DispatchEvents[E]): void => {
     for (const listener of listeners[event]) {
@@ -296,6 +332,7 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     emitPermissionDecision: (event) => emit('permissionDecision', event),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
     emitNetworkRequest: (event) => emit('networkRequest', event),
+    emitProtectedPathCreated: (event) => emit('protectedPathCreated', event),
     on(event, listener) {
       listeners[event].add(listener)
       return this
@@ -309,5 +346,6 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
   if (options.onToolExecutionEnd) context.on('toolExecutionEnd', options.onToolExecutionEnd)
   if (options.onPermissionDecision) context.on('permissionDecision', options.onPermissionDecision)
   if (options.onNetworkRequest) context.on('networkRequest', options.onNetworkRequest)
+  if (options.onProtectedPathCreated) context.on('protectedPathCreated', options.onProtectedPathCreated)
   return context
 }

@@ -118,6 +118,7 @@ export {
   type ObservableDispatchContext,
   type PermissionDecisionEvent,
   type PermissionRuleRef,
+  type ProtectedPathCreatedEvent,
   type ToolCallGate,
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,

@@ -58,6 +58,7 @@ export {
   type ModelEndEvent,
   type ModelStartEvent,
   type NetworkRequestTurnEvent,
+  type ProtectedPathCreatedTurnEvent,
   type RetryWarningEvent,
   type ToolEndEvent,
   type PermissionDecisionTurnEvent,

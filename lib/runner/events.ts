@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { NetworkRequestEvent, PermissionDecisionEvent } from '../core/dispatch_context.js'
+import type { NetworkRequestEvent, PermissionDecisionEvent, ProtectedPathCreatedEvent } from '../core/dispatch_context.js'
 import type { ToolCallRow } from './journal.js'
 import type { ModelToolCall } from './messages.js'
 
@@ -121,6 +121,16 @@ export interface NetworkRequestTurnEvent extends Omit<NetworkRequestEvent, 'turn
   type: 'network-request'
 }
 
+/**
+ * A `bash` command of a tool call created protected paths (the sandbox's
+ * `readOnlyPaths`: a `.git`, a shell startup file…), which can run code on
+ * the host later: each path and the rule it matches.
+ */
+export interface ProtectedPathCreatedTurnEvent extends Omit<ProtectedPathCreatedEvent, 'turnId'> {
+  /** Discriminator. */
+  type: 'protected-path-created'
+}
+
 /** The turn finished. */
 export interface TurnEndEvent {
   /** Discriminator. */
@@ -141,6 +151,7 @@ export type TurnEvent =
   | ToolEndEvent
   | PermissionDecisionTurnEvent
   | NetworkRequestTurnEvent
+  | ProtectedPathCreatedTurnEvent
   | TurnEndEvent
 
 /** A listener for {@link TurnEvent}s; one that throws is ignored. */

@@ -489,6 +489,7 @@ class Turn {
       ...(runner.permissions === undefined ? {} : { permissions: runner.permissions.forTurn() }),
       emitPermissionDecision: (event) => services.emit({ type: 'permission-decision', ...event }),
       emitNetworkRequest: ({ turnId: _turnId, ...event }) => services.emit({ type: 'network-request', ...event }),
+      emitProtectedPathCreated: ({ turnId: _turnId, ...event }) => services.emit({ type: 'protected-path-created', ...event }),
     }
     this.#messages = options.fork ? copyMessages(options.fork.messages) : []
     // Spooled results of the forked turn stay readable through the artifact tools.

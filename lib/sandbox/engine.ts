@@ -77,6 +77,12 @@ export interface EngineCommand {
   /** The environment the program gets. */
   env: Record<string, string>
   /**
+   * The protected paths present in the root (absolute), found by the
+   * sandbox's scan: bound read-only. Without it, the `readOnly` settings
+   * are taken as paths relative to the root.
+   */
+  readOnly?: readonly string[]
+  /**
    * Run in this existing network namespace (the allowlist proxy's) instead
    * of a fresh one: the program to exec first and its arguments.
    */
@@ -206,7 +212,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           joinedNetwork: command.join !== undefined,
           files: command.join?.files ?? [],
           writable,
-          readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
+          readOnly: command.readOnly ?? settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,
           seccompFd: seccompProgram === undefined ? undefined : SECCOMP_FD,
           hostView: readable === undefined ? undefined : systemHostView(readable),

@@ -20,6 +20,8 @@ import { NetworkProxy } from './network_proxy.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
 import { assertRootDirectory } from './root_dir.js'
 import type { SyscallFilterStatus } from './seccomp.js'
+import { isValidProtectedEntry, ProtectedPaths } from './protected_paths.js'
+import { ProtectedScanner } from './protected_scan.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
 export type { SyscallFilterStatus } from './seccomp.js'
@@ -37,15 +39,64 @@ export const MAX_TIMEOUT_MS = 3_600_000
 export const MAX_OUTPUT_BYTES_LIMIT = 10 * 1024 * 1024
 
 /**
- * Paths inside the root that commands may read but not change: the default
- * of {@link SandboxOptions.readOnlyPaths}. The whole `.git`: a hook, an
- * alias, a `core.fsmonitor`, a `commondir` pointing at a planted copy, or a
- * renamed-and-copied `.git` would later run code outside the sandbox, in
- * the user's own `git` — protecting only `hooks` and `config` does not stop
- * the last two. Commands can read the repository (`git status`, `git log`,
- * `git diff`) but not commit; see docs/tools.md for the trade-off.
+ * What no tool may create or change inside the root: the default of
+ * {@link SandboxOptions.readOnlyPaths}. Each names something that runs code
+ * on the host later, outside the sandbox, when the user does something they
+ * do not take for running the project's code:
+ *
+ * - `**\/.git` — every repository at any depth (nested ones, submodules,
+ *   worktrees, a `.git` file's `gitdir:` and `commondir` targets, and any
+ *   folder shaped like a git directory, bare ones included): hooks,
+ *   aliases, `core.fsmonitor`, `core.pager`… run on the next `git status`.
+ *   The whole folder, not only `hooks` and `config`: a `commondir` pointing
+ *   at a planted copy, or a renamed-and-copied `.git`, would get around that.
+ * - `**\/.gitmodules`, `**\/.gitconfig`, `.config/git` — what git fetches
+ *   and the global configuration (when the root is the home directory).
+ * - Shell startup and logout files (`.bashrc`, `.bash_profile`,
+ *   `.bash_login`, `.bash_logout`, `.profile`, `.zshrc`, `.zprofile`,
+ *   `.zshenv`, `.zlogin`, `.zlogout`, `.config/fish`).
+ * - `.config/autostart`, `.config/systemd`, `.local/bin` — what the
+ *   desktop and systemd start, and what a login shell finds first on
+ *   `PATH` (when the root is the home directory).
+ * - `**\/.envrc` (direnv), `**\/.vscode`, `**\/.idea` (editor tasks and
+ *   tools), `**\/.mcp.json`, `**\/.claude`, `**\/.cursor`, `**\/.gemini`,
+ *   `**\/.codex` (the hooks and MCP servers coding agents start),
+ *   `**\/.ripgreprc`.
+ *
+ * `write` and `edit` refuse these (`TOOL_PATH_PROTECTED`); `bash` commands
+ * can read but not change the ones that exist, and a command that creates
+ * one is reported. See docs/tools.md for what this costs (commands cannot
+ * commit) and what it does not cover.
  */
-export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze(['.git'])
+export const DEFAULT_READ_ONLY_PATHS: readonly string[] = Object.freeze([
+  '**/.git',
+  '**/.gitmodules',
+  '**/.gitconfig',
+  '.config/git',
+  '**/.bashrc',
+  '**/.bash_profile',
+  '**/.bash_login',
+  '**/.bash_logout',
+  '**/.profile',
+  '**/.zshrc',
+  '**/.zprofile',
+  '**/.zshenv',
+  '**/.zlogin',
+  '**/.zlogout',
+  '.config/fish',
+  '.config/autostart',
+  '.config/systemd',
+  '.local/bin',
+  '**/.envrc',
+  '**/.vscode',
+  '**/.idea',
+  '**/.mcp.json',
+  '**/.claude',
+  '**/.cursor',
+  '**/.gemini',
+  '**/.codex',
+  '**/.ripgreprc',
+])
 
 /** The domain allowlist form of {@link SandboxOptions.allowNetwork}. */
 export interface NetworkAllowlistOptions {
@@ -164,13 +215,21 @@ export interface SandboxOptions {
    */
   readablePaths?: string[]
   /**
-   * Paths relative to the root that `bash` commands may read but not
-   * change (a file, or a folder with all it contains). Missing ones are not
-   * protected (a command may create them). A `.git` file's `gitdir:` folder
-   * and a repository's `commondir` are protected with it. Replaces the
-   * default.
+   * What no tool may create or change inside the root: paths relative to
+   * it, each a file or a folder with all it contains. An entry is a plain
+   * path (`.git`, `tools/.envrc`: only there) or a pattern: `**` stands for
+   * any number of folders (`**\/.git`: every `.git` at any depth), `*` and
+   * `?` for characters within one name. Names are compared
+   * case-insensitively. `write` and `edit` refuse a path that is, or lies
+   * in, a match (`TOOL_PATH_PROTECTED`), judged by its real path; `bash`
+   * binds every match present read-only (found by a bounded walk of the
+   * root before each command) and reports the ones a command created. An
+   * entry ending in `.git` protects the `gitdir:` folder of a `.git` file
+   * and a repository's `commondir` too, and `**\/.git` every folder shaped
+   * like a git directory. Replaces the default; spread
+   * {@link DEFAULT_READ_ONLY_PATHS} to extend it, and pass `[]` for none.
    *
-   * @defaultValue {@link DEFAULT_READ_ONLY_PATHS} (`.git`)
+   * @defaultValue {@link DEFAULT_READ_ONLY_PATHS} (`**\/.git`, shell startup files, `.vscode`, … )
    */
   readOnlyPaths?: string[]
   /**
@@ -234,7 +293,7 @@ export interface SandboxEnforcement extends SandboxIsolation {
   readonly unavailableReason: string | undefined
   /** Extra writable paths (absolute). */
   readonly writablePaths: readonly string[]
-  /** Read-only paths inside the root (relative). */
+  /** Protected paths and patterns inside the root (relative), as configured. */
   readonly readOnlyPaths: readonly string[]
   /** Masked paths (absolute). */
   readonly unreadablePaths: readonly string[]
@@ -299,8 +358,8 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
       'must be an absolute path or start with ~/',
     ).default([]),
     readOnlyPaths: pathList(
-      (p) => !path.isAbsolute(p) && !p.split('/').includes('..') && p.replace(/\/+$/, '') !== '',
-      'must be a path inside the root, relative to it, without ..',
+      (p) => !path.isAbsolute(p) && isValidProtectedEntry(p),
+      'must be a path or pattern inside the root, relative to it, without .., naming more than the root itself',
     ).default(() => [...DEFAULT_READ_ONLY_PATHS]),
     env: validator
       .object()
@@ -386,6 +445,8 @@ export class Sandbox {
   readonly #readableHost: 'all' | 'system'
   readonly #readablePaths: readonly string[]
   readonly #credentials: CredentialGuard
+  #protectedPaths: ProtectedPaths | undefined
+  #protectedScanner: ProtectedScanner | undefined
   #engine: SandboxEngine | undefined
   #realRoot: Promise<string> | undefined
 
@@ -572,6 +633,27 @@ export class Sandbox {
   get guardsCommands(): boolean {
     if (this.#allowNetwork !== false) return false
     return this.#networkGuard === 'always' || !this.engine.isolation.network
+  }
+
+  /**
+   * The compiled `readOnlyPaths` (what `write` and `edit` refuse).
+   *
+   * @internal
+   */
+  get protectedPaths(): ProtectedPaths {
+    this.#protectedPaths ??= new ProtectedPaths(this.#readOnlyPaths)
+    return this.#protectedPaths
+  }
+
+  /**
+   * The walk that finds the protected paths present in the root, for `bash`
+   * (its folder listings are cached between commands).
+   *
+   * @internal
+   */
+  get protectedScanner(): ProtectedScanner {
+    this.#protectedScanner ??= new ProtectedScanner(this.protectedPaths)
+    return this.#protectedScanner
   }
 
   /**

@@ -24,6 +24,8 @@ import type { GatewayLease } from '../sandbox/network_gateway.js'
 import type { NetworkDecision } from '../sandbox/network_proxy.js'
 import { resolveInRoot } from '../sandbox/paths.js'
 import { runBounded } from '../sandbox/process.js'
+import { createdProtectedPaths, type ProtectedScan } from '../sandbox/protected_scan.js'
+import { whyProtected, type ProtectedMatch } from '../sandbox/protected_paths.js'
 import type { LaunchPlan } from '../sandbox/engine.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 
@@ -93,14 +95,17 @@ const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
  * context does the same with `TOOL_ABORTED`; an unknown program is
  * `TOOL_COMMAND_NOT_FOUND`. On Linux with bubblewrap the program runs in
  * the OS sandbox: the host read-only, the root (and `writablePaths`, and a
- * private `/tmp`) writable, credentials masked, `.git/hooks` and
- * `.git/config` read-only, host Unix sockets unreachable, its own PID
+ * private `/tmp`) writable, credentials masked, the protected paths
+ * present (`readOnlyPaths`: every `.git`, shell startup files, editor and
+ * agent settings…) read-only, host Unix sockets unreachable, its own PID
  * namespace and — with `allowNetwork: false` — an empty network namespace.
  * Where that sandbox cannot run, every call is `TOOL_SANDBOX_UNAVAILABLE`
  * unless the sandbox opted out (`isolation: { filesystem: false }`). The
  * word guard (`TOOL_NETWORK_DISABLED`, `TOOL_GIT_REMOTE_DISABLED`) runs only
  * where no network namespace is made, or with `networkGuard: 'always'`.
- * `Sandbox.isolation` reports what is enforced.
+ * `Sandbox.isolation` reports what is enforced. Protected paths a command
+ * creates are named in a note under its output, in a failed command's
+ * `details.protectedPathsCreated`, and in a `protectedPathCreated` event.
  * `sideEffect: true`, `idempotent: false`.
  */
 export class BashTool extends Tool<any, BashArgs> {
@@ -220,6 +225,49 @@ async function usableProcCwd(candidate: string): Promise<boolean> {
   return procCwdWorks
 }
 
+/** The scan's paths, absolute (what the engine binds read-only). */
+function protectedAbsolute(root: string, scan: ProtectedScan): string[] {
+  return [...scan.found.keys()].map((relative) => `${root}/${relative}`)
+}
+
+/** Most created protected paths named in the note under a command's output. */
+const MAX_NOTED_PROTECTED = 10
+
+/**
+ * The note added to a command's output when it created protected paths:
+ * what they are, why they matter, and what the model should do.
+ */
+function protectedNote(created: readonly ProtectedMatch[]): string {
+  if (created.length === 0) return ''
+  const named = created.slice(0, MAX_NOTED_PROTECTED).map((match) => `${match.path} (${whyProtected(match)})`)
+  const more = created.length > MAX_NOTED_PROTECTED ? ` and ${created.length - MAX_NOTED_PROTECTED} more` : ''
+  const one = created.length === 1
+  return (
+    `[toolsmith] This command created ${named.join('; ')}${more}: ${one ? 'a protected path that' : 'protected paths that'} can run code on the host later, ` +
+    `outside the sandbox (the sandbox's readOnlyPaths). The sandbox cannot stop a command from creating ${one ? 'it' : 'them'}; ` +
+    `from now on ${one ? 'it is' : 'they are'} read-only to every tool. Tell the user about ${one ? 'it' : 'them'} in your answer, ` +
+    'and ask them to remove what the task did not need.\n'
+  )
+}
+
+/**
+ * After the command: the protected paths it created, reported to the
+ * context (`protectedPathCreated`) and returned for the call's note.
+ */
+function reportCreated(sandbox: Sandbox, root: string, before: ProtectedScan, call: ToolCallInfo, ctx: DispatchContext | undefined): ProtectedMatch[] {
+  const created = createdProtectedPaths(before, sandbox.protectedScanner.scan(root))
+  if (created.length > 0) {
+    ctx?.emitProtectedPathCreated?.({
+      toolName: call.toolName,
+      turnId: ctx.id,
+      callId: call.callId,
+      paths: created.map(({ path: created, rule }) => ({ path: created, rule })),
+      at: Date.now(),
+    })
+  }
+  return created
+}
+
 /**
  * What `bash` spawns for a program already found and a working directory
  * already checked: the engine's command line (the bwrap argument vector in
@@ -230,7 +278,8 @@ async function usableProcCwd(candidate: string): Promise<boolean> {
  * @param command - The program's absolute path and arguments, the real
  *   root, the real working directory, where the spawn starts on the host
  *   (`/proc/self/fd/N` of the held directory, or `cwd`), and the domain
- *   allowlist's lease when one is open (its environment and namespace).
+ *   allowlist's lease when one is open (its environment and namespace),
+ *   and the protected paths present (absolute; scanned now when omitted).
  * @param hostEnv - The environment before `PWD` (built from `process.env` when omitted).
  * @returns The launch plan.
  * @internal
@@ -244,6 +293,7 @@ export function bashLaunchPlan(
     cwd: string
     hostCwd?: string
     lease?: Pick<GatewayLease, 'env' | 'join'> | undefined
+    readOnly?: readonly string[]
   },
   hostEnv: Record<string, string> = buildSandboxEnv(process.env, sandbox.env),
 ): LaunchPlan {
@@ -255,6 +305,7 @@ export function bashLaunchPlan(
     root: command.root,
     cwd: command.cwd,
     hostCwd: command.hostCwd ?? command.cwd,
+    readOnly: command.readOnly ?? protectedAbsolute(command.root, sandbox.protectedScanner.scan(command.root)),
     env: lease ? { ...env, ...lease.env } : env,
     ...(lease ? { join: lease.join } : {}),
   })
@@ -321,8 +372,12 @@ export async function bashHandler(
     const decisions: NetworkDecision[] = []
     const lease = sandbox.allowedDomains === undefined ? undefined : await openLease(sandbox, call, ctx, decisions)
     let result: Awaited<ReturnType<typeof runBounded>>
+    // The protected paths present now are bound read-only; the ones present
+    // after the command and not now, it created (reported below).
+    const before = sandbox.protectedScanner.scan(resolved.root)
     try {
-      const plan = bashLaunchPlan(sandbox, { file, args, root: resolved.root, cwd: resolved.absolute, hostCwd, lease }, hostEnv)
+      const readOnly = protectedAbsolute(resolved.root, before)
+      const plan = bashLaunchPlan(sandbox, { file, args, root: resolved.root, cwd: resolved.absolute, hostCwd, lease, readOnly }, hostEnv)
       result = await runBounded({
         ...plan,
         maxOutputBytes: sandbox.maxOutputBytes,
@@ -332,18 +387,26 @@ export async function bashHandler(
         mode: 'headTail',
         label: `\`${cmd}\``,
       })
+    } catch (error) {
+      // A command stopped by its deadline or an abort may have created some too: the event still says so.
+      reportCreated(sandbox, resolved.root, before, call, ctx)
+      throw error
     } finally {
       lease?.close()
     }
+    const created = reportCreated(sandbox, resolved.root, before, call, ctx)
+    const createdDetails = created.length > 0 ? { protectedPathsCreated: created.map(({ path: p, rule }) => ({ path: p, rule })) } : {}
     const note = refusalNote(decisions)
     const status = engine.status(result.exitCode, result.signal)
-    if (status.exitCode === 0) return withNote(result.output, note)
+    if (status.exitCode === 0) return withNote(withNote(result.output, note), protectedNote(created))
     const how =
       status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
-    const output =
-      lease !== undefined ? withNote(result.output, note) : engine.isolation.network ? withNetworkNote(result.output) : result.output
+    const output = withNote(
+      lease !== undefined ? withNote(result.output, note) : engine.isolation.network ? withNetworkNote(result.output) : result.output,
+      protectedNote(created),
+    )
     throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
-      details: { exitCode: status.exitCode, signal: status.signal, output },
+      details: { exitCode: status.exitCode, signal: status.signal, output, ...createdDetails },
     })
   } finally {
     // The program has exited: nothing needs the descriptor any more, so do not wait for the close.

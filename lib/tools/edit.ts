@@ -11,6 +11,7 @@ import { validator, type ObjectSchema } from '../validation.js'
 import { abandonReplacement, commitReplacement, prepareReplacement, readRegularFile } from '../sandbox/files.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
+import { assertNotProtected } from '../sandbox/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 import { decodeText } from './read.js'
@@ -54,7 +55,9 @@ const editSchema: ObjectSchema<EditArgs> = validator.object<EditArgs>({
  * keep theirs; in a file that mixes CRLF and LF, added lines get the more
  * frequent one (LF on a tie).
  * Refuses, leaving the file untouched: a patch over `maxOutputBytes`
- * (`TOOL_PATCH_TOO_LARGE`), a missing file (`TOOL_FILE_NOT_FOUND`), a file over
+ * (`TOOL_PATCH_TOO_LARGE`), a protected path (`readOnlyPaths`: `.git/config`
+ * at any depth, shell startup files…; `TOOL_PATH_PROTECTED`), a missing
+ * file (`TOOL_FILE_NOT_FOUND`), a file over
  * the limit (`TOOL_FILE_TOO_LARGE`) or binary (`TOOL_BINARY_FILE`), and
  * (`TOOL_PATCH_FAILED`) an empty, malformed or multi-file patch, a hunk with
  * no lines, hunks out of order, a hunk starting far past the end of the file,
@@ -143,6 +146,8 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
   const resolved = await resolveInRoot(sandbox, path)
   sandbox.credentials.assertAllowed(resolved, 'edit')
   assertAsJudged(judged, resolved)
+  // Never create or change what runs code on the host later (readOnlyPaths), judged by the real path.
+  assertNotProtected(sandbox.protectedPaths, resolved)
   // Open (and check) the directory and create the temp file, with the file's
   // mode and owner, while the file is read and patched: those round trips
   // then cost nothing. Not for a path that is no file (the read words that

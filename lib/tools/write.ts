@@ -10,6 +10,7 @@ import { validator, type ObjectSchema } from '../validation.js'
 import { writeFileAtomic } from '../sandbox/files.js'
 import { assertAsJudged, takeJudgedPath } from '../sandbox/shared_resolution.js'
 import { assertFilePathInput, resolveInRoot } from '../sandbox/paths.js'
+import { assertNotProtected } from '../sandbox/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { assertNotAborted } from './cancel.js'
 
@@ -45,7 +46,9 @@ const writeSchema: ObjectSchema<WriteArgs> = validator.object<WriteArgs>({
  * written to a temp file beside it and renamed into place, so it is never
  * seen half-written; an existing file keeps its mode. Refuses paths outside
  * the root, dangling symlinks, hard-linked files (`TOOL_PATH_ESCAPE`) and
- * non-regular targets (`TOOL_NOT_A_FILE`). Events and journals record
+ * non-regular targets (`TOOL_NOT_A_FILE`), and protected paths — the
+ * sandbox's `readOnlyPaths`, files that run code on the host later, such as
+ * `.git/config` at any depth (`TOOL_PATH_PROTECTED`). Events and journals record
  * `{ path, contentBytes, contentHash }`, never the content.
  * `sideEffect: true`, `idempotent: false`.
  */
@@ -97,6 +100,8 @@ export async function writeFileHandler(sandbox: Sandbox, { path, content }: Writ
   const resolved = await resolveInRoot(sandbox, path)
   sandbox.credentials.assertAllowed(resolved, 'write')
   assertAsJudged(judged, resolved)
+  // Never create or change what runs code on the host later (readOnlyPaths), judged by the real path.
+  assertNotProtected(sandbox.protectedPaths, resolved)
   assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
   await writeFileAtomic(resolved, data)
   return 'ok'

@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
+  DEFAULT_READ_ONLY_PATHS,
   DEFAULT_UNREADABLE_PATHS,
   MAX_OUTPUT_BYTES_LIMIT,
   BashTool,
@@ -76,7 +77,8 @@ describe('Sandbox options', () => {
     expect(new Sandbox({ maxOutputBytes: MAX_OUTPUT_BYTES_LIMIT }).maxOutputBytes).toBe(MAX_OUTPUT_BYTES_LIMIT)
     const defaults = new Sandbox().enforcement
     expect(defaults.writablePaths).toEqual([])
-    expect(defaults.readOnlyPaths).toEqual(['.git'])
+    expect(defaults.readOnlyPaths).toEqual([...DEFAULT_READ_ONLY_PATHS])
+    expect(defaults.readOnlyPaths).toContain('**/.git')
     expect(defaults.unreadablePaths).toEqual(DEFAULT_UNREADABLE_PATHS.map((p) => (p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p)))
     expect(defaults).toMatchObject({ readableHost: 'all', readablePaths: [] })
     const custom = new Sandbox({ writablePaths: ['/var/cache/x/'], unreadablePaths: ['~', '/etc/secret'], readOnlyPaths: ['a/b/'], networkGuard: 'always' })

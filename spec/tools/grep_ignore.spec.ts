@@ -64,12 +64,13 @@ describe('grep never reads ignore rules from outside the root', () => {
     expect(await find()).toEqual(GUESSED)
   })
 
-  it('does not follow a .git file whose gitdir: points outside (write alone can create one)', async () => {
+  it('does not follow a .git file whose gitdir: points outside (a bash command can create one)', async () => {
     const gitDir = path.join(fx.canary, 'worktree')
     fs.mkdirSync(path.join(gitDir, 'info'), { recursive: true })
     fs.writeFileSync(path.join(gitDir, 'commondir'), '.\n')
     fs.writeFileSync(path.join(gitDir, 'info', 'exclude'), 'guessed.txt\n')
-    await call(fx.tools.write, { path: '.git', content: `gitdir: ${gitDir}\n` })
+    // write refuses a .git (readOnlyPaths); a command may still create one.
+    fs.writeFileSync(path.join(fx.root, '.git'), `gitdir: ${gitDir}\n`)
     expect(await find()).toEqual(GUESSED)
   })
 
