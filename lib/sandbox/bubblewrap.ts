@@ -65,6 +65,8 @@ export interface BubblewrapPolicy {
   readOnly: readonly string[]
   /** Paths that read as empty (directories) or empty files. */
   unreadable: readonly string[]
+  /** Size in bytes of the private `/tmp` and `/run` (tmpfs `size=`); `undefined`: the kernel's default (half the RAM). */
+  tmpBytes?: number | undefined
 }
 
 /**
@@ -247,7 +249,7 @@ function isWithin(inner: string, outer: string): boolean {
  * @internal
  */
 export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[]): string[] {
-  const argv = [...BASE_FLAGS]
+  const argv = withTmpSize([...BASE_FLAGS], policy.tmpBytes)
   if (policy.unshareNetwork) argv.push('--unshare-net')
   else if (policy.joinedNetwork !== true) keepResolverReachable(argv)
   // A writable path is bound only while it still resolves where it did at first:
@@ -286,6 +288,18 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     else argv.push('--dev-bind', '/dev/null', real)
   }
   argv.push('--chdir', policy.cwd, '--', file, ...args)
+  return argv
+}
+
+/**
+ * Bound the private `/tmp` and `/run`: bwrap's `--size` applies to the
+ * next `--tmpfs`. Without it each would hold up to half the RAM, in memory.
+ */
+function withTmpSize(argv: string[], bytes: number | undefined): string[] {
+  if (bytes === undefined) return argv
+  for (let i = argv.length - 2; i >= 0; i--) {
+    if (argv[i] === '--tmpfs' && (argv[i + 1] === '/tmp' || argv[i + 1] === '/run')) argv.splice(i, 0, '--size', String(bytes))
+  }
   return argv
 }
 

@@ -53,6 +53,8 @@ export interface EngineSettings {
   readonly unreadable: readonly string[]
   /** `Sandbox.env`: what the user set on purpose wins over the engine's defaults. */
   readonly explicitEnv: Readonly<Record<string, string>>
+  /** Size of the private `/tmp` and `/run` (`limits.tmpBytes`); `undefined`: tmpfs's default (half the RAM). */
+  readonly tmpBytes?: number | undefined
 }
 
 /** One command, as the engine receives it: already checked and resolved. */
@@ -169,6 +171,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           writable,
           readOnly: settings.readOnly.map((entry) => `${command.root}/${entry.replace(/\/+$/, '')}`),
           unreadable: settings.unreadable,
+          tmpBytes: settings.tmpBytes,
         },
         command.file,
         command.args,

@@ -13,12 +13,14 @@ import { isNeverWritable, probeBubblewrap } from './bubblewrap.js'
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
 import { findSystemExecutable } from './isolation.js'
+import { limitsEnforcement, limitsSchema, type SandboxLimits, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './limits.js'
 import { isValidAllowlistEntry, NetworkAllowlist } from './network_allowlist.js'
 import { NetworkGateway } from './network_gateway.js'
 import { NetworkProxy } from './network_proxy.js'
 import { resolveInRoot, resolveRealRoot } from './paths.js'
 
 export type { SandboxEngineName, SandboxIsolation } from './engine.js'
+export { DEFAULT_LIMITS, type LimitEnforcement, type LimitMechanism, type LimitName, type SandboxLimits, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './limits.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
@@ -186,6 +188,19 @@ export interface SandboxOptions {
    * @defaultValue `{ filesystem: true, network: true, pid: true }`
    */
   isolation?: SandboxIsolationOptions
+  /**
+   * Resource limits of each `bash` command in the OS sandbox: processes at
+   * once, memory, the size of the private `/tmp` (and `/run`), the largest
+   * file. Each key is optional (its default applies); `false` switches one
+   * off. A cgroup per command bounds processes and memory where the kit can
+   * make one (root, or a delegated hierarchy), rlimits elsewhere;
+   * {@link Sandbox.enforcement} says which. A command that hits a limit
+   * fails with `TOOL_LIMIT_EXCEEDED` (`details.limit`: `processes`,
+   * `memory`, `tmp` or `fileSize`). See docs/tools.md.
+   *
+   * @defaultValue {@link DEFAULT_LIMITS} (1024 processes, 4 GiB memory, 1 GiB `/tmp`, 4 GiB files)
+   */
+  limits?: SandboxLimitsOptions
 }
 
 /** Which isolation layers {@link SandboxOptions.isolation} leaves on (`false` turns one off). */
@@ -229,6 +244,8 @@ export interface SandboxEnforcement extends SandboxIsolation {
   readonly unreadablePaths: readonly string[]
   /** The allowlist with `allowNetwork: { domains }` (reached through the kit's proxy), else `undefined`. */
   readonly allowedDomains: readonly string[] | undefined
+  /** Each resource limit: its value and what enforces it here (cgroup v1/v2, rlimit, tmpfs, none, off). */
+  readonly limits: SandboxLimitsEnforcement
 }
 
 /** A list of paths, each checked by `accept`; `rule` ends the message of a refused one. */
@@ -302,6 +319,7 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
       })
       .unknown(false)
       .default({ filesystem: true, network: true, pid: true }),
+    limits: limitsSchema,
   })
   .unknown(false)
 
@@ -361,6 +379,7 @@ export class Sandbox {
   readonly #writablePaths: readonly string[]
   readonly #readOnlyPaths: readonly string[]
   readonly #unreadablePaths: readonly string[]
+  readonly #limits: SandboxLimits
   #engine: SandboxEngine | undefined
   #realRoot: Promise<string> | undefined
 
@@ -370,8 +389,8 @@ export class Sandbox {
    *   `ValidationException` is the cause.
    */
   constructor(options: SandboxOptions = {}) {
-    let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation'>> &
-      Pick<SandboxOptions, 'rootDir'> & { isolation: Required<SandboxIsolationOptions> }
+    let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation' | 'limits'>> &
+      Pick<SandboxOptions, 'rootDir'> & { isolation: Required<SandboxIsolationOptions>; limits: SandboxLimits }
     try {
       valid = validateOrThrow(optionsSchema, options ?? {}, { convert: false }) as typeof valid
     } catch (error) {
@@ -405,6 +424,7 @@ export class Sandbox {
       }
     }
     this.#readOnlyPaths = Object.freeze([...valid.readOnlyPaths])
+    this.#limits = Object.freeze({ ...valid.limits })
     const home = os.homedir()
     this.#unreadablePaths = Object.freeze(
       valid.unreadablePaths.map((p) => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p))),
@@ -484,6 +504,11 @@ export class Sandbox {
   }
 
 
+  /** The resource limits of `bash` commands, defaults applied (frozen; `false`: switched off). */
+  get limits(): SandboxLimits {
+    return this.#limits
+  }
+
   /** When the word guard runs (see {@link SandboxOptions.networkGuard}). */
   get networkGuard(): 'auto' | 'always' {
     return this.#networkGuard
@@ -510,8 +535,9 @@ export class Sandbox {
 
   /**
    * Everything `toolsmith doctor` prints: the engine, each layer, whether
-   * the word guard runs, why the OS sandbox is unavailable (if it is), and
-   * the path policy.
+   * the word guard runs, why the OS sandbox is unavailable (if it is), the
+   * path policy, and the resource limits with what enforces each (reading
+   * it the first time also finds the cgroups the kit can use).
    */
   get enforcement(): SandboxEnforcement {
     const engine = this.engine
@@ -524,6 +550,7 @@ export class Sandbox {
       readOnlyPaths: this.#readOnlyPaths,
       unreadablePaths: this.#unreadablePaths,
       allowedDomains: this.#allowlist?.domains,
+      limits: limitsEnforcement(this.#limits, engine.name === 'bubblewrap'),
     })
   }
 
@@ -551,6 +578,7 @@ export class Sandbox {
       readOnly: this.#readOnlyPaths,
       unreadable: this.#unreadablePaths,
       explicitEnv: this.#env,
+      tmpBytes: this.#limits.tmpBytes === false ? undefined : this.#limits.tmpBytes,
     })
     return this.#engine
   }

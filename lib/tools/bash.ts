@@ -19,6 +19,7 @@ import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { resolveExecutable } from '../sandbox/executable.js'
 import { openInside } from '../sandbox/files.js'
+import { CommandLimits } from '../sandbox/limits.js'
 import { assertOfflineCommand } from '../sandbox/network.js'
 import type { GatewayLease } from '../sandbox/network_gateway.js'
 import type { NetworkDecision } from '../sandbox/network_proxy.js'
@@ -260,6 +261,19 @@ export function bashLaunchPlan(
   })
 }
 
+/** The limits of one command; a cgroup the kernel refuses is a typed error naming the way out. */
+function commandLimits(sandbox: Sandbox): CommandLimits {
+  try {
+    return new CommandLimits(sandbox.limits)
+  } catch (error) {
+    throw new E_TOOL_SANDBOX_UNAVAILABLE(
+      `bash cannot set up the resource limits of this command: its cgroup could not be created (${(error as Error).message}). Nothing was run. ` +
+        'Ask the user to check the cgroup hierarchy, or to switch the processes and memory limits off (limits: { processes: false, memoryBytes: false }).',
+      { cause: error, details: { reason: (error as Error).message } },
+    )
+  }
+}
+
 /**
  * The `bash` tool's handler, as a function of its sandbox: what
  * `BashTool` runs after validation.
@@ -318,25 +332,33 @@ export async function bashHandler(
     const decisions: NetworkDecision[] = []
     const lease = sandbox.allowedDomains === undefined ? undefined : await openLease(sandbox, call, ctx, decisions)
     let result: Awaited<ReturnType<typeof runBounded>>
+    let limits: CommandLimits | undefined
+    let events: Awaited<ReturnType<CommandLimits['finish']>> | undefined
     try {
+      // Resource limits bind commands in the OS sandbox only: its cgroup exists before the spawn.
+      limits = engine.name === 'bubblewrap' ? commandLimits(sandbox) : undefined
       const plan = bashLaunchPlan(sandbox, { file, args, root: resolved.root, cwd: resolved.absolute, hostCwd, lease }, hostEnv)
       result = await runBounded({
-        ...plan,
+        ...(limits ? limits.wrap(plan) : plan),
         maxOutputBytes: sandbox.maxOutputBytes,
         timeoutMs: sandbox.timeoutMs,
         signal: call.signal,
         mergeStderr: true,
         mode: 'headTail',
         label: `\`${cmd}\``,
+        watch: limits?.watch,
       })
     } finally {
       lease?.close()
+      events = await limits?.finish()
     }
     const note = refusalNote(decisions)
     const status = engine.status(result.exitCode, result.signal)
     if (status.exitCode === 0) return withNote(result.output, note)
     const how =
       status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
+    const limited = limits?.error({ cmd, status, how, output: result.output, events: events!, root: resolved.root })
+    if (limited !== undefined) throw limited
     const output =
       lease !== undefined ? withNote(result.output, note) : engine.isolation.network ? withNetworkNote(result.output) : result.output
     throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
