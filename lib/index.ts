@@ -280,16 +280,23 @@ export {
 
 // --- tools: The sandbox and the five built-in tools ---
 export {
+  DEFAULT_LIMITS,
   DEFAULT_READ_ONLY_PATHS,
   DEFAULT_UNREADABLE_PATHS,
   MAX_OUTPUT_BYTES_LIMIT,
   MAX_TIMEOUT_MS,
   Sandbox,
+  type LimitEnforcement,
+  type LimitMechanism,
+  type LimitName,
   type NetworkAllowlistOptions,
   type SandboxEnforcement,
   type SandboxEngineName,
   type SandboxIsolation,
   type SandboxIsolationOptions,
+  type SandboxLimits,
+  type SandboxLimitsEnforcement,
+  type SandboxLimitsOptions,
   type SandboxOptions,
 } from './sandbox/sandbox.js'
 export {

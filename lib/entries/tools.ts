@@ -4,16 +4,23 @@
  * @module toolsmith/tools
  */
 export {
+  DEFAULT_LIMITS,
   DEFAULT_READ_ONLY_PATHS,
   DEFAULT_UNREADABLE_PATHS,
   MAX_OUTPUT_BYTES_LIMIT,
   MAX_TIMEOUT_MS,
   Sandbox,
+  type LimitEnforcement,
+  type LimitMechanism,
+  type LimitName,
   type NetworkAllowlistOptions,
   type SandboxEnforcement,
   type SandboxEngineName,
   type SandboxIsolation,
   type SandboxIsolationOptions,
+  type SandboxLimits,
+  type SandboxLimitsEnforcement,
+  type SandboxLimitsOptions,
   type SandboxOptions,
 } from '../sandbox/sandbox.js'
 export {

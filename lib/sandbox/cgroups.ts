@@ -13,9 +13,10 @@
  * (`cgroup.subtree_control`) or accept them (the namespace's root cgroup, or
  * a cgroup the kit's process is not in): otherwise there is no cgroup and
  * the limits fall back to rlimits. Creating the parent is the test of
- * writability (root, or a delegated hierarchy). Parents of kit processes
- * that died without cleaning up are removed when found; the parent is
- * removed when the process exits.
+ * writability (root, or a delegated hierarchy). The parent exists only
+ * while commands run (a kit process killed between commands leaves
+ * nothing); those of kit processes killed during a command are removed when
+ * found, and what runs when the process exits is killed and removed.
  *
  * @module
  */
@@ -29,8 +30,10 @@ export type CgroupController = 'memory' | 'pids'
 export interface CgroupSlot {
   /** `v1`: the controller's own hierarchy; `v2`: the unified hierarchy. */
   readonly version: 'v1' | 'v2'
-  /** The kit's parent cgroup (`…/toolsmith-<pid>`), created at first use. */
+  /** The kit's parent cgroup (`…/toolsmith-<pid>`): it exists while a command runs. */
   readonly parent: string
+  /** cgroup v2: what the parent's `cgroup.subtree_control` needs (`+memory +pids`). */
+  readonly delegate?: string | undefined
 }
 
 /** What the kit can use on this machine, found once per process. */
@@ -124,7 +127,7 @@ export function probeCgroups(): CgroupSupport {
       continue
     }
     const dir = hostPath(mount, inside)
-    const parent = dir === undefined ? undefined : makeParent(dir, reasons)
+    const parent = dir === undefined ? undefined : tryParent(dir, undefined, reasons)
     if (parent !== undefined) slots[controller] = { version: 'v1', parent }
   }
   if (missing.length > 0) {
@@ -133,8 +136,9 @@ export function probeCgroups(): CgroupSupport {
     const dir = unified === undefined || inside === undefined ? undefined : hostPath(unified, inside)
     if (dir === undefined) reasons.push(`no cgroup hierarchy has the ${missing.join(' and ')} controller${missing.length === 1 ? '' : 's'}`)
     else {
-      const parent = makeUnifiedParent(dir, missing, reasons)
-      if (parent !== undefined) for (const controller of missing) slots[controller] = { version: 'v2', parent }
+      const delegate = unifiedDelegation(dir, missing, reasons)
+      const parent = delegate === undefined ? undefined : tryParent(dir, delegate, reasons)
+      if (parent !== undefined) for (const controller of missing) slots[controller] = { version: 'v2', parent, delegate }
     }
   }
   support = { slots, reason: reasons.length > 0 ? reasons.join('; ') : undefined }
@@ -146,19 +150,54 @@ function errorText(error: unknown): string {
   return (error as { code?: string }).code ?? (error as Error).message
 }
 
-/** `…/toolsmith-<pid>` in `dir`, after removing those of dead kit processes. */
-function makeParent(dir: string, reasons: string[]): string | undefined {
+/**
+ * `…/toolsmith-<pid>` in `dir`, if it can be made (and set up): made and
+ * removed again, after removing those of dead kit processes.
+ */
+function tryParent(dir: string, delegate: string | undefined, reasons: string[]): string | undefined {
   removeStaleParents(dir)
   const parent = path.join(dir, `toolsmith-${process.pid}`)
   try {
-    mkdirSync(parent, { recursive: false })
+    makeParent(parent, delegate)
   } catch (error) {
-    if ((error as { code?: string }).code !== 'EEXIST') {
-      reasons.push(`cannot create a cgroup in ${dir} (${errorText(error)}): the kit needs root or a delegated cgroup`)
-      return undefined
-    }
+    reasons.push(`cannot create a cgroup in ${dir} (${errorText(error)}): the kit needs root or a delegated cgroup`)
+    return undefined
   }
+  removeQuietly(parent)
   return parent
+}
+
+function makeParent(parent: string, delegate: string | undefined): void {
+  try {
+    mkdirSync(parent)
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') throw error
+  }
+  try {
+    if (delegate !== undefined) writeFileSync(path.join(parent, 'cgroup.subtree_control'), delegate)
+  } catch (error) {
+    removeQuietly(parent)
+    throw error
+  }
+}
+
+/** Commands running under each parent: the parent goes when the count drops to 0. */
+const running = new Map<string, number>()
+
+function acquireParent(slot: CgroupSlot): void {
+  const count = running.get(slot.parent) ?? 0
+  if (count === 0) makeParent(slot.parent, slot.delegate)
+  running.set(slot.parent, count + 1)
+}
+
+function releaseParent(parent: string): void {
+  const count = (running.get(parent) ?? 1) - 1
+  if (count > 0) running.set(parent, count)
+  else {
+    running.delete(parent)
+    // Busy while a command cgroup would not go: the exit hook tries again.
+    removeQuietly(parent)
+  }
 }
 
 /**
@@ -166,8 +205,10 @@ function makeParent(dir: string, reasons: string[]): string | undefined {
  * `cgroup.subtree_control`, which a non-root cgroup with processes in it
  * (the kit's own) cannot set. Use the kit's cgroup if it already delegates
  * them or accepts them; then the parent delegates them to the commands.
+ *
+ * @returns What the parent's `cgroup.subtree_control` needs, or `undefined`.
  */
-function makeUnifiedParent(dir: string, controllers: readonly CgroupController[], reasons: string[]): string | undefined {
+function unifiedDelegation(dir: string, controllers: readonly CgroupController[], reasons: string[]): string | undefined {
   const available = (readOrUndefined(path.join(dir, 'cgroup.controllers')) ?? '').trim().split(/\s+/)
   const absent = controllers.filter((c) => !available.includes(c))
   if (absent.length > 0) {
@@ -188,16 +229,7 @@ function makeUnifiedParent(dir: string, controllers: readonly CgroupController[]
       return undefined
     }
   }
-  const parent = makeParent(dir, reasons)
-  if (parent === undefined) return undefined
-  try {
-    writeFileSync(path.join(parent, 'cgroup.subtree_control'), enable)
-  } catch (error) {
-    reasons.push(`cgroup v2: cannot delegate ${controllers.join(' and ')} to ${parent} (${errorText(error)})`)
-    removeQuietly(parent)
-    return undefined
-  }
-  return parent
+  return enable
 }
 
 function isAlive(pid: number): boolean {
@@ -344,10 +376,14 @@ export class CommandCgroup {
     const name = `cmd-${++commandCount}`
     const dirs = new Map<CgroupController, string>()
     const made: string[] = []
+    const parents: string[] = []
     try {
       for (const controller of wanted) {
-        const dir = path.join(slots[controller]!.parent, name)
+        const slot = slots[controller]!
+        const dir = path.join(slot.parent, name)
         if (!made.includes(dir)) {
+          acquireParent(slot)
+          parents.push(slot.parent)
           mkdirSync(dir)
           made.push(dir)
         }
@@ -359,6 +395,7 @@ export class CommandCgroup {
       if (memory !== undefined) setMemory(memory, slots.memory!.version, limits.memoryBytes!)
     } catch (error) {
       for (const dir of made) removeQuietly(dir)
+      for (const parent of parents) releaseParent(parent)
       throw error
     }
     return new CommandCgroup(dirs)
@@ -399,13 +436,15 @@ export class CommandCgroup {
   async remove(): Promise<void> {
     const dirs = [...new Set(this.#dirs.values())]
     let pending = dirs.filter((dir) => !removeQuietly(dir))
-    if (pending.length === 0) return
-    for (const dir of pending) killMembers(dir)
-    for (let i = 0; i < 200 && pending.length > 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10))
-      pending = pending.filter((dir) => !removeQuietly(dir))
-      if (i % 20 === 19) for (const dir of pending) killMembers(dir)
+    if (pending.length > 0) {
+      for (const dir of pending) killMembers(dir)
+      for (let i = 0; i < 200 && pending.length > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        pending = pending.filter((dir) => !removeQuietly(dir))
+        if (i % 20 === 19) for (const dir of pending) killMembers(dir)
+      }
     }
+    for (const dir of dirs) releaseParent(path.dirname(dir))
   }
 }
 

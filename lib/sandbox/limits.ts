@@ -108,7 +108,8 @@ export interface SandboxLimitsEnforcement {
 }
 
 function limitSchema(min: number, max: number, fallback: number): Schema {
-  return validator.alternatives().try(validator.number().integer().min(min).max(max), validator.boolean().valid(false)).default(fallback)
+  // allow(false): the one value besides a number, accepted before the number rules (whose messages name the option).
+  return validator.number().integer().min(min).max(max).allow(false).default(fallback)
 }
 
 /**
@@ -177,8 +178,8 @@ export function limitsEnforcement(limits: SandboxLimits, osSandbox: boolean): Sa
   return Object.freeze({
     processes,
     memoryBytes,
-    tmpBytes: entry(limits.tmpBytes, 'tmpfs', 'size of the private /tmp and of the private /run, each'),
-    fileSizeBytes: entry(limits.fileSizeBytes, 'rlimit', 'RLIMIT_FSIZE: any file the command writes'),
+    tmpBytes: entry(limits.tmpBytes, 'tmpfs', 'their size; they live in memory, and a write beyond fails with "No space left on device"'),
+    fileSizeBytes: entry(limits.fileSizeBytes, 'rlimit', 'RLIMIT_FSIZE, any file the command writes; a write beyond gets SIGXFSZ'),
   })
 }
 
