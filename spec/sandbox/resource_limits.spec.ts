@@ -110,6 +110,20 @@ describe.skipIf(!osSandbox)('resource limits: each ends a runaway command with T
     }
   })
 
+  it.skipIf(!cgroups)('a command can neither raise its limits nor leave its cgroup', async () => {
+    const bash = bashOf({ limits: SMALL })
+    const script =
+      'for f in $(find /sys/fs/cgroup -path "*toolsmith-*" \\( -name pids.max -o -name memory.limit_in_bytes -o -name memory.max \\)); do ' +
+      '  echo found; echo max > "$f" && echo RAISED; done; ' +
+      'for f in /sys/fs/cgroup/pids/cgroup.procs /sys/fs/cgroup/memory/cgroup.procs /sys/fs/cgroup/cgroup.procs; do [ -e "$f" ] && { echo $$ > "$f" && echo LEFT; }; done; true'
+    const result = await attempt(bash, 'sh', ['-c', script])
+    expect(result).toMatchObject({ ok: true })
+    const text = (result as { text: string }).text
+    expect(text).toContain('found')
+    expect(text).toContain('Read-only file system')
+    expect(text).not.toMatch(/RAISED|LEFT/)
+  })
+
   it.skipIf(!cgroups)('a memory balloon is killed at the memory limit; the limit is the command\'s, not the kit\'s', async () => {
     const bash = bashOf({ limits: SMALL })
     const kitCgroupBefore = fs.readFileSync('/proc/self/cgroup', 'utf8')
