@@ -316,7 +316,7 @@ export class CommandLimits {
       }
     }
     if (limits.memoryBytes !== false) {
-      const byRlimit = !this.#cgroup?.has('memory') && /MemoryError|Cannot allocate memory|out of memory|bad_alloc/i.test(output)
+      const byRlimit = !this.#cgroup?.has('memory') && /MemoryError|Cannot allocate memory|out of memory|bad_alloc|allocation failed/i.test(output)
       if (events.oomKills > 0 || byRlimit) {
         const what =
           events.oomKills > 0

@@ -145,6 +145,24 @@ describe.skipIf(!osSandbox)('resource limits: each ends a runaway command with T
     expect(big.length).toBe(300 * MiB)
   })
 
+  it('without a cgroup, memory falls back to RLIMIT_DATA per process, and says so', async () => {
+    const script = fileURLToPath(new URL('./support/limits_fallback.ts', import.meta.url))
+    const child = spawn(process.execPath, ['--import', 'tsx', script, root], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TOOLSMITH_CGROUPS: 'off' } })
+    let text = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+    await new Promise((resolve) => child.on('close', resolve))
+    const report = JSON.parse(text) as { limits: Record<string, { mechanism: string; detail: string }>; python: unknown; node: unknown; small: unknown }
+    expect(report.limits.memoryBytes).toMatchObject({ mechanism: 'rlimit', detail: expect.stringContaining('RLIMIT_DATA') })
+    // RLIMIT_NPROC never binds root: as root nothing bounds the processes without a cgroup, and it says so.
+    expect(report.limits.processes).toMatchObject(
+      process.getuid?.() === 0 ? { mechanism: 'none', detail: expect.stringContaining('does not bind root') } : { mechanism: 'rlimit' },
+    )
+    expect(report.python).toEqual({ ok: false, code: 'TOOL_LIMIT_EXCEEDED', limit: 'memory' })
+    expect(report.node).toEqual({ ok: false, code: 'TOOL_LIMIT_EXCEEDED', limit: 'memory' })
+    // node (and its virtual reservations) still starts under a 256 MiB RLIMIT_DATA.
+    expect(report.small).toEqual({ ok: true, text: 'node starts\n' })
+  })
+
   it('filling the private /tmp (or /run) ends with the tmp limit, not the disk', async () => {
     const bash = bashOf({ limits: { ...SMALL, fileSizeBytes: false } })
     for (const dir of ['/tmp', '/run']) {
