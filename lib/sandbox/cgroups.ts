@@ -8,11 +8,12 @@
  * Found at first use from `/proc/self/mountinfo` and `/proc/self/cgroup`:
  * a controller mounted as its own cgroup v1 hierarchy is used there (below
  * the kit's own cgroup in it), else the cgroup v2 hierarchy when it has the
- * controller. cgroup v2 only lets a cgroup without processes hand controllers
- * to its children, so the kit's own cgroup must already delegate them
- * (`cgroup.subtree_control`) or accept them (the namespace's root cgroup, or
- * a cgroup the kit's process is not in): otherwise there is no cgroup and
- * the limits fall back to rlimits. Creating the parent is the test of
+ * controller. cgroup v2 only lets a cgroup without processes (or the root)
+ * hand controllers to its children, so the kit's parent goes in the kit's
+ * own cgroup if that delegates them (`cgroup.subtree_control`) or accepts
+ * them, else beside it in its parent if that delegates them already (as
+ * systemd slices do); otherwise there is no cgroup and the limits fall back
+ * to rlimits. Creating the parent is the test of
  * writability (root, or a delegated hierarchy). The parent exists only
  * while commands run (a kit process killed between commands leaves
  * nothing); those of kit processes killed during a command are removed when
@@ -103,9 +104,9 @@ function ownCgroups(): Map<string, string> {
 }
 
 /**
- * Find (once per process) which controllers the kit can use, and create its
- * parent cgroup in each. Set `TOOLSMITH_CGROUPS=off` to use none (the limits
- * then fall back to rlimits).
+ * Find (once per process) which controllers the kit can use, checking that
+ * it can create (and remove) its parent cgroup in each. Set
+ * `TOOLSMITH_CGROUPS=off` to use none (the limits then fall back to rlimits).
  *
  * @returns The cached support record.
  * @internal
@@ -134,11 +135,14 @@ export function probeCgroups(): CgroupSupport {
     const unified = all.find((m) => m.type === 'cgroup2')
     const inside = own.get('')
     const dir = unified === undefined || inside === undefined ? undefined : hostPath(unified, inside)
-    if (dir === undefined) reasons.push(`no cgroup hierarchy has the ${missing.join(' and ')} controller${missing.length === 1 ? '' : 's'}`)
+    if (unified === undefined || dir === undefined) reasons.push(`no cgroup hierarchy has the ${missing.join(' and ')} controller${missing.length === 1 ? '' : 's'}`)
     else {
-      const delegate = unifiedDelegation(dir, missing, reasons)
-      const parent = delegate === undefined ? undefined : tryParent(dir, delegate, reasons)
-      if (parent !== undefined) for (const controller of missing) slots[controller] = { version: 'v2', parent, delegate }
+      const place = unifiedPlace(dir, dir === unified.point ? undefined : path.dirname(dir), missing)
+      if (typeof place === 'string') reasons.push(place)
+      else {
+        const parent = tryParent(place.base, place.delegate, reasons)
+        if (parent !== undefined) for (const controller of missing) slots[controller] = { version: 'v2', parent, delegate: place.delegate }
+      }
     }
   }
   support = { slots, reason: reasons.length > 0 ? reasons.join('; ') : undefined }
@@ -203,33 +207,44 @@ function releaseParent(parent: string): void {
 /**
  * cgroup v2: a cgroup hands controllers to its children only through its
  * `cgroup.subtree_control`, which a non-root cgroup with processes in it
- * (the kit's own) cannot set. Use the kit's cgroup if it already delegates
- * them or accepts them; then the parent delegates them to the commands.
+ * (the kit's own) cannot set. `dir` serves if it delegates the controllers
+ * already, or (with `mayEnable`) accepts them; then the kit's parent there
+ * delegates them to the commands.
  *
- * @returns What the parent's `cgroup.subtree_control` needs, or `undefined`.
+ * @returns What the parent's `cgroup.subtree_control` needs, or why `dir` cannot serve.
  */
-function unifiedDelegation(dir: string, controllers: readonly CgroupController[], reasons: string[]): string | undefined {
+/**
+ * Where the kit's parent goes in cgroup v2: in its own cgroup, else beside
+ * it (in `besides`, its parent) when that delegates the controllers already.
+ *
+ * @returns The folder and what the kit's parent must delegate, or why there is none.
+ */
+function unifiedPlace(dir: string, besides: string | undefined, controllers: readonly CgroupController[]): { base: string; delegate: string } | string {
+  const own = unifiedDelegation(dir, controllers, true)
+  if (typeof own === 'string') return { base: dir, delegate: own }
+  const beside = besides === undefined ? undefined : unifiedDelegation(besides, controllers, false)
+  return typeof beside === 'string' ? { base: besides!, delegate: beside } : own.reason
+}
+
+function unifiedDelegation(dir: string, controllers: readonly CgroupController[], mayEnable: boolean): string | { reason: string } {
   const available = (readOrUndefined(path.join(dir, 'cgroup.controllers')) ?? '').trim().split(/\s+/)
   const absent = controllers.filter((c) => !available.includes(c))
-  if (absent.length > 0) {
-    reasons.push(`cgroup v2: the kit's cgroup ${dir} has no ${absent.join(' or ')} controller`)
-    return undefined
-  }
+  if (absent.length > 0) return { reason: `cgroup v2: the kit's cgroup ${dir} has no ${absent.join(' or ')} controller` }
   const enable = controllers.map((c) => `+${c}`).join(' ')
   const delegated = (readOrUndefined(path.join(dir, 'cgroup.subtree_control')) ?? '').trim().split(/\s+/)
-  if (!controllers.every((c) => delegated.includes(c))) {
-    try {
-      writeFileSync(path.join(dir, 'cgroup.subtree_control'), enable)
-      enabled.push({ file: path.join(dir, 'cgroup.subtree_control'), controllers })
-    } catch (error) {
-      reasons.push(
+  if (controllers.every((c) => delegated.includes(c))) return enable
+  if (!mayEnable) return { reason: `cgroup v2: ${dir} does not delegate ${controllers.join(' and ')}` }
+  try {
+    writeFileSync(path.join(dir, 'cgroup.subtree_control'), enable)
+    enabled.push({ file: path.join(dir, 'cgroup.subtree_control'), controllers })
+    return enable
+  } catch (error) {
+    return {
+      reason:
         `cgroup v2: the kit's cgroup ${dir} cannot delegate ${controllers.join(' and ')} (${errorText(error)}; ` +
-          'a cgroup with processes in it cannot, unless it is the root): run the kit in its own cgroup below a delegated one',
-      )
-      return undefined
+        'a cgroup with processes in it cannot, unless it is the root), and its parent does not delegate them either',
     }
   }
-  return enable
 }
 
 function isAlive(pid: number): boolean {
@@ -241,7 +256,13 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Parents left by kit processes that were killed before their exit hook ran. */
+/**
+ * Parents left by kit processes that were killed before their exit hook
+ * ran. What still runs in them is a command of a dead kit process: one
+ * killed in the first moments of a command, before bwrap armed its
+ * `--die-with-parent`, leaves bwrap running. It is killed, then the
+ * cgroups removed.
+ */
 function removeStaleParents(dir: string): void {
   let names: string[]
   try {
@@ -252,8 +273,17 @@ function removeStaleParents(dir: string): void {
   for (const name of names) {
     const pid = /^toolsmith-(\d+)$/.exec(name)?.[1]
     if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue
-    removeTree(path.join(dir, name))
+    const parent = path.join(dir, name)
+    removeEmptied(subgroups(parent))
+    removeTree(parent)
   }
+}
+
+/** Kill what runs in `commands`, wait (at most ≈ 0.5 s, synchronously) for them to empty. */
+function removeEmptied(commands: readonly string[]): void {
+  for (const command of commands) killMembers(command)
+  const sleeper = new Int32Array(new SharedArrayBuffer(4))
+  for (let i = 0; i < 50 && commands.some((command) => members(command).length > 0); i++) Atomics.wait(sleeper, 0, 0, 10)
 }
 
 function subgroups(dir: string): string[] {
@@ -314,10 +344,7 @@ function killMembers(dir: string): void {
 /** At exit: kill what is left in the command cgroups, wait briefly for them to empty, remove everything. */
 function removeAllSync(): void {
   const parents = new Set(Object.values(support?.slots ?? {}).map((slot) => slot.parent))
-  const commands = [...parents].flatMap(subgroups)
-  for (const dir of commands) killMembers(dir)
-  const sleeper = new Int32Array(new SharedArrayBuffer(4))
-  for (let i = 0; i < 50 && commands.some((dir) => members(dir).length > 0); i++) Atomics.wait(sleeper, 0, 0, 10)
+  removeEmptied([...parents].flatMap(subgroups))
   for (const parent of parents) removeTree(parent)
   for (const { file, controllers } of enabled.splice(0)) tryWrite(file, controllers.map((c) => `-${c}`).join(' '))
 }

@@ -220,9 +220,24 @@ describe.skipIf(!osSandbox)('resource limits: each ends a runaway command with T
     hanging.kill('SIGKILL')
     await hung.closed
     const killedPid = Number(/^pid (\d+)$/m.exec(hung.text)?.[1])
+    // A kit killed before bwrap armed --die-with-parent leaves the command running in its cgroup:
+    // made here by hand (a dead pid's parent, a sleep inside), the next kit process kills it and removes both.
+    const deadPid = await new Promise<number>((resolve) => {
+      const gone = spawn('true')
+      gone.on('close', () => resolve(gone.pid!))
+    })
+    const own = /^\d+:pids:(.*)$/m.exec(fs.readFileSync('/proc/self/cgroup', 'utf8'))![1]!
+    const stale = path.join('/sys/fs/cgroup/pids', own, `toolsmith-${deadPid}`, 'cmd-1')
+    fs.mkdirSync(stale, { recursive: true })
+    const orphan = spawn('/bin/sh', ['-c', 'echo $$ > "$0"; exec sleep 60', path.join(stale, 'cgroup.procs')], { stdio: 'ignore' })
+    const orphanGone = new Promise((resolve) => orphan.on('close', (_code, signal) => resolve(signal)))
+    while (fs.readFileSync(path.join(stale, 'cgroup.procs'), 'utf8').trim() === '') await new Promise((resolve) => setTimeout(resolve, 20))
+
     const probe = output(child('probe'))
     await probe.closed
     expect(probe.text.trim()).toMatch(/^cgroup v[12]$/)
     expect(kitCgroups(killedPid)).toEqual([])
+    expect(await orphanGone).toBe('SIGKILL')
+    expect(kitCgroups(deadPid)).toEqual([])
   })
 })

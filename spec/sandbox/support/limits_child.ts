@@ -2,6 +2,8 @@
 // command, wait until its cgroups exist, print them, and exit mid-command.
 // Mode `hang`: the same, then wait to be killed. Mode `probe`: only read the
 // enforcement (which looks for cgroups, and clears those of dead kit processes).
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import { Sandbox, createDispatchContext, createTools } from '../../../lib/index.js'
 import { kitCgroups } from './kit_cgroups.js'
 
@@ -10,9 +12,10 @@ if (mode === 'probe') {
   process.stdout.write(`${new Sandbox({ rootDir: root }).enforcement.limits.processes.mechanism}\n`)
 } else {
   const bash = createTools({ rootDir: root, limits: { processes: 64 } }).bash.executor(createDispatchContext())
-  bash({ cmd: 'sleep', args: ['60'] }).catch(() => undefined)
+  // The mark says the command runs (bwrap armed --die-with-parent long before).
+  bash({ cmd: 'sh', args: ['-c', `echo > started-${process.pid}; sleep 60`] }).catch(() => undefined)
   let found: string[] = []
-  for (let i = 0; i < 500 && found.length === 0; i++) {
+  for (let i = 0; i < 1500 && !(found.length > 0 && existsSync(path.join(root, `started-${process.pid}`))); i++) {
     await new Promise((resolve) => setTimeout(resolve, 20))
     found = kitCgroups(process.pid)
   }
