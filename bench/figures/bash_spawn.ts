@@ -4,17 +4,21 @@
  * command line), not the command. In the OS sandbox the baseline is the
  * exact launch plan the tool spawns (`bashLaunchPlan`, the same function
  * the handler calls: bwrap argument vector, environment, the seccomp
- * program on its descriptor), spawned by hand with the same pipes: the
+ * program on its descriptor), spawned by hand with the same pipes, and with
+ * the same resource limits done by hand: a cgroup per command (made, set,
+ * entered by the same `/bin/sh` wrapper, removed) and the same rlimits. The
  * ratio is what the kit adds.
  *
  * @module
  */
-import { constants, mkdirSync, realpathSync } from 'node:fs'
+import { constants, mkdirSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs'
 import { access } from 'node:fs/promises'
 import path from 'node:path'
 import { Sandbox, createDispatchContext, createTools } from '../../lib/index.js'
 // Internal on purpose (not in any public entry): the floor must be the very command line the tool builds.
 import { bashLaunchPlan } from '../../lib/tools/bash.js'
+import { probeCgroups } from '../../lib/sandbox/cgroups.js'
+import { LIMIT_WRAPPER_SHELL, limitWrapperScript } from '../../lib/sandbox/limits.js'
 import { BENCH_TMP } from '../fixtures.js'
 import { spawnDrained } from '../floors.js'
 import { interleave, metric, timed } from '../harness.js'
@@ -36,6 +40,7 @@ export const bashSpawnFigure: Figure = {
     // The very bwrap command line the kit builds for `true` (same mounts, masks and namespaces), spawned by hand.
     const trueFile = await resolveTrue()
     const plan = bashLaunchPlan(osSandbox, { file: trueFile, args: [], root: rootDir, cwd: rootDir })
+    const limited = handLimits(osSandbox)
     const batch = (fn: () => Promise<unknown>) => timed(async () => {
       for (let i = 0; i < calls; i++) await fn()
     })
@@ -43,19 +48,20 @@ export const bashSpawnFigure: Figure = {
       {
         spawnTrue: () => batch(() => spawnDrained(trueFile, [])),
         off: () => batch(() => off({ cmd: 'true' })),
-        bwrapTrue: () => batch(() => spawnDrained(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, inputs: plan.inputs })),
+        bwrapTrue: () => batch(() => limited.run(plan)),
         sandboxed: () => batch(() => sandboxed({ cmd: 'true' })),
       },
       { warmup: 1, samples: config.quick ? 3 : 5 },
     )
     const label = `${calls} sequential \`true\``
     const scaled = config.quick ? `; quick: ${calls} calls instead of 200` : ''
+    limited.close()
     const rows: Row[] = [
       makeRow({
         id: 'bash-spawn-os',
         figure: `bash: ${label} in the OS sandbox`,
         subject: "bash.executor({ cmd: 'true' }) with defaults (bubblewrap: filesystem, network and PID isolation)",
-        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments bashLaunchPlan builds>, its environment, the seccomp program on fd 3, stdout and stderr piped and drained) awaited ${calls}×`,
+        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments bashLaunchPlan builds>, its environment, the seccomp program on fd 3, stdout and stderr piped and drained) awaited ${calls}×, behind the same limits done by hand (${limited.describe})`,
         unit: 'ms',
         subjectValues: metric(samples.sandboxed, 'ms'),
         baselineValues: metric(samples.bwrapTrue, 'ms'),
@@ -76,7 +82,7 @@ export const bashSpawnFigure: Figure = {
       makeRow({
         id: 'bash-spawn-bwrap',
         figure: `floor: ${label} under bwrap`,
-        subject: `child_process.spawn('bwrap', <bashLaunchPlan's arguments>) with pipes, awaited ${calls}×`,
+        subject: `child_process.spawn('bwrap', <bashLaunchPlan's arguments>) with pipes, behind the limits done by hand, awaited ${calls}×`,
         baseline: `child_process.spawn('true') with pipes, awaited ${calls}×`,
         unit: 'ms',
         subjectValues: metric(samples.bwrapTrue, 'ms'),
@@ -87,6 +93,67 @@ export const bashSpawnFigure: Figure = {
     ]
     return rows
   },
+}
+
+/**
+ * The sandbox's resource limits, done by hand for the floor: one cgroup
+ * per command in a parent made once (mkdir, the same limit files, rmdir
+ * after), entered through the same `/bin/sh` wrapper with the same rlimits.
+ * Only the locating of the hierarchies is the kit's.
+ */
+function handLimits(sandbox: Sandbox): { run(plan: { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; inputs?: ReadonlyArray<{ fd: number; data: Uint8Array }> | undefined }): Promise<unknown>; close(): void; describe: string } {
+  const { processes, memoryBytes, fileSizeBytes } = sandbox.limits
+  const slots = probeCgroups().slots
+  const parents: Array<{ dir: string; files: Array<[string, string]> }> = []
+  const pids = processes !== false && slots.pids ? path.join(path.dirname(slots.pids.parent), `bench-${process.pid}`) : undefined
+  const memory = memoryBytes !== false && slots.memory ? path.join(path.dirname(slots.memory.parent), `bench-${process.pid}`) : undefined
+  if (pids !== undefined && pids === memory) {
+    parents.push({ dir: pids, files: [['pids.max', String(processes)], ['memory.max', String(memoryBytes)], ['memory.swap.max', '0']] })
+  } else {
+    if (pids !== undefined) parents.push({ dir: pids, files: [['pids.max', String(processes)]] })
+    if (memory !== undefined) parents.push({ dir: memory, files: [['memory.limit_in_bytes', String(memoryBytes)], ['memory.memsw.limit_in_bytes', String(memoryBytes)]] })
+  }
+  for (const parent of parents) {
+    mkdirSync(parent.dir, { recursive: true })
+    if (slots.pids?.delegate !== undefined) writeFileSync(path.join(parent.dir, 'cgroup.subtree_control'), slots.pids.delegate)
+  }
+  const ulimits = fileSizeBytes === false ? [] : [`-f ${Math.ceil(fileSizeBytes / 512)}`]
+  const script = limitWrapperScript(ulimits)
+  let count = 0
+  return {
+    describe: `${parents.length} cgroup${parents.length === 1 ? '' : 's'} per command, /bin/sh wrapper${ulimits.length > 0 ? ', RLIMIT_FSIZE' : ''}`,
+    async run(plan) {
+      const name = `cmd-${++count}`
+      const dirs = parents.map((parent) => path.join(parent.dir, name))
+      parents.forEach((parent, i) => {
+        mkdirSync(dirs[i]!)
+        for (const [file, value] of parent.files) {
+          try {
+            writeFileSync(path.join(dirs[i]!, file), value)
+          } catch {
+            // memsw / swap.max are missing without swap accounting (the kit skips them too)
+          }
+        }
+      })
+      const procs = dirs.map((dir) => path.join(dir, 'cgroup.procs'))
+      await spawnDrained(LIMIT_WRAPPER_SHELL, ['-c', script, 'toolsmith-limits', ...procs, '--', plan.file, ...plan.args], { cwd: plan.cwd, env: plan.env, inputs: plan.inputs })
+      for (const dir of dirs) {
+        // The sandbox's last processes may still be leaving the cgroup (the kit waits the same way).
+        for (let i = 0; ; i++) {
+          try {
+            rmdirSync(dir)
+            break
+          } catch (error) {
+            if (i === 200) throw error
+            await new Promise((resolve) => setTimeout(resolve, 10))
+          }
+        }
+      }
+    },
+    close() {
+      for (const parent of parents) rmdirSync(parent.dir)
+    },
+  }
 }
 
 async function resolveTrue(): Promise<string> {

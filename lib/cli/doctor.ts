@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { formatBytes, type LimitEnforcement } from '../sandbox/limits.js'
 import type { SandboxEnforcement } from '../sandbox/sandbox.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'
@@ -66,7 +67,25 @@ export function enforcementLines(enforcement: SandboxEnforcement, root: string):
           'nested user namespaces refused; calls through another ABI kill the process (SIGSYS)'
       : `seccomp     OFF: ${seccomp.reason ?? 'unknown reason'}`,
   )
+  lines.push(...limitLines(enforcement))
   return lines
+}
+
+/** One line per resource limit: its value and what enforces it here. */
+function limitLines(enforcement: SandboxEnforcement): string[] {
+  const { processes, memoryBytes, tmpBytes, fileSizeBytes } = enforcement.limits
+  const line = (label: string, limit: LimitEnforcement, value: (n: number) => string): string => {
+    if (limit.value === false) return `${label}: off`
+    if (limit.mechanism === 'none') return `${label}: ${value(limit.value)}, NOT enforced (${limit.detail})`
+    return `${label}: ${value(limit.value)}, by ${limit.mechanism} (${limit.detail})`
+  }
+  const entries = [
+    line('processes', processes, (n) => `${n} at once`),
+    line('memory', memoryBytes, formatBytes),
+    line('/tmp and /run', tmpBytes, (n) => `${formatBytes(n)} each`),
+    line('file size', fileSizeBytes, formatBytes),
+  ]
+  return entries.map((entry, i) => `${i === 0 ? 'limits' : ''}`.padEnd(12) + entry)
 }
 
 /**

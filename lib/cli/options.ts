@@ -9,12 +9,15 @@ import type { SandboxOptions } from '../sandbox/sandbox.js'
 import { CliUsageError } from './usage.js'
 
 /** The commands, and the options each accepts besides `--help`. */
+/** The resource limit flags, accepted wherever a sandbox is made. */
+const LIMIT_FLAGS = ['limit-processes', 'limit-memory', 'limit-tmp', 'limit-file-size'] as const
+
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy'],
-  call: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy'],
-  describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'provider'],
-  demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep'],
-  doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path'],
+  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy', ...LIMIT_FLAGS],
+  call: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy', ...LIMIT_FLAGS],
+  describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'provider', ...LIMIT_FLAGS],
+  demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep', ...LIMIT_FLAGS],
+  doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', ...LIMIT_FLAGS],
   journal: ['postgres', 'schema', 'print-sql', 'jsonl', 'sqlite', 'run', 'json'],
 }
 
@@ -27,6 +30,10 @@ const ALL_OPTIONS = {
   'readable-path': { type: 'string', multiple: true },
   'max-output-bytes': { type: 'string' },
   'timeout-ms': { type: 'string' },
+  'limit-processes': { type: 'string' },
+  'limit-memory': { type: 'string' },
+  'limit-tmp': { type: 'string' },
+  'limit-file-size': { type: 'string' },
   provider: { type: 'string' },
   policy: { type: 'string' },
   keep: { type: 'boolean' },
@@ -54,7 +61,7 @@ export interface ParsedCommandLine {
   /**
    * The sandbox options from `--root`, `--allow-network`, `--allow-domain`,
    * `--no-os-sandbox`, `--readable-host`, `--readable-path`,
-   * `--max-output-bytes`, `--timeout-ms`.
+   * `--max-output-bytes`, `--timeout-ms`, and the `--limit-…` flags.
    */
   sandbox: SandboxOptions
   /** `--provider`, for `describe`. */
@@ -133,6 +140,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.policy === '') throw new CliUsageError('--policy needs a policy file', command)
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
+  const limits: NonNullable<SandboxOptions['limits']> = {}
+  if (values['limit-processes'] !== undefined) limits.processes = limitValue('--limit-processes', values['limit-processes'], command, false)
+  if (values['limit-memory'] !== undefined) limits.memoryBytes = limitValue('--limit-memory', values['limit-memory'], command, true)
+  if (values['limit-tmp'] !== undefined) limits.tmpBytes = limitValue('--limit-tmp', values['limit-tmp'], command, true)
+  if (values['limit-file-size'] !== undefined) limits.fileSizeBytes = limitValue('--limit-file-size', values['limit-file-size'], command, true)
+  if (Object.keys(limits).length > 0) sandbox.limits = limits
   return {
     command,
     args,
@@ -163,7 +176,7 @@ function ambiguousValue(argv: readonly string[], error: unknown): string | undef
   // parseArgs stops at the first bad value, but a flag may repeat (--allow-domain): find the one followed by a "-" word.
   const at = argv.findIndex((arg, i) => arg === option && argv[i + 1]?.startsWith('-') === true)
   const value = argv[at + 1] ?? ''
-  if (option === '--timeout-ms' || option === '--max-output-bytes') return `${option} needs a positive integer (got "${value}")`
+  if (option === '--timeout-ms' || option === '--max-output-bytes' || option === '--limit-processes') return `${option} needs a positive integer (got "${value}")`
   // The next word is another option: this one was given no value at all.
   if (isOption(value)) return `${option} needs a value`
   return `${option} needs a value; to give one that starts with "-", write ${option}=${value}`
@@ -179,6 +192,24 @@ function positiveInteger(option: string, text: string, command: string | undefin
     throw new CliUsageError(`${option} needs a positive integer (got "${text}")`, command)
   }
   return Number(text)
+}
+
+const UNITS: Readonly<Record<string, number>> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 }
+
+/**
+ * A limit flag's value: `off` (false), or a positive integer; with `size`,
+ * also a number with a binary unit (`512M`, `4G`, `4GiB`). The range is the
+ * library's to check (its message names the flag).
+ */
+function limitValue(option: string, text: string, command: string | undefined, size: boolean): number | false {
+  if (text === 'off') return false
+  const match = size ? /^(\d+)(?:([kmgt])(?:i?b)?)?$/i.exec(text) : /^(\d+)()$/.exec(text)
+  const value = match === null ? Number.NaN : Number(match[1]) * UNITS[(match[2] ?? '').toLowerCase()]!
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    const expected = size ? 'a size (bytes, or a number with K, M, G or T)' : 'a positive integer'
+    throw new CliUsageError(`${option} needs ${expected} or "off" (got "${text}")`, command)
+  }
+  return value
 }
 
 function commandOf(argv: readonly string[]): string | undefined {

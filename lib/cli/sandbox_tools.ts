@@ -45,6 +45,10 @@ const FLAGS: readonly (readonly [RegExp, string])[] = [
   [/"maxOutputBytes"/g, '--max-output-bytes'],
   [/"timeoutMs"/g, '--timeout-ms'],
   [/"allowNetwork\.domains\[\d+\]"/g, '--allow-domain'],
+  [/"limits\.processes"/g, '--limit-processes'],
+  [/"limits\.memoryBytes"/g, '--limit-memory'],
+  [/"limits\.tmpBytes"/g, '--limit-tmp'],
+  [/"limits\.fileSizeBytes"/g, '--limit-file-size'],
 ]
 
 function asFlags(message: string): string {

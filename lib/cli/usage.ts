@@ -28,7 +28,14 @@ const SANDBOX = `  --allow-network          Let bash reach the whole network (cu
                            their name, and so do all hosts when none is listed
   --no-os-sandbox          Run bash without the OS sandbox (bubblewrap): commands can then
                            read and write anything this user can; only for machines
-                           without bubblewrap (see "toolsmith doctor")`
+                           without bubblewrap (see "toolsmith doctor")
+  --limit-processes N      Most processes a bash command may have at once (default: 1024)
+  --limit-memory SIZE      Most memory a bash command may use, all its processes
+                           together (default: 4G)
+  --limit-tmp SIZE         Size of bash's private /tmp and of its /run (default: 1G each)
+  --limit-file-size SIZE   Largest file a bash command may write (default: 4G)
+                           SIZE is bytes, or a number with K, M, G or T (binary units);
+                           "off" switches a limit off`
 
 const HOST_VIEW = `  --readable-host all|system
                            What of the host bash sees: all of it read-only (default),

@@ -78,6 +78,8 @@ export interface BubblewrapPolicy {
   seccompFd?: number | undefined
   /** The strict profile (`readableHost: 'system'`): only these host paths instead of the whole host. */
   hostView?: HostView | undefined
+  /** Size in bytes of the private `/tmp` and `/run` (tmpfs `size=`); `undefined`: the kernel's default (half the RAM). */
+  tmpBytes?: number | undefined
 }
 
 /**
@@ -291,7 +293,7 @@ function isWithin(inner: string, outer: string): boolean {
  */
 export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[]): string[] {
   const view = policy.hostView
-  const argv = [...(view === undefined ? BASE_FLAGS : replaceHostRoot(BASE_FLAGS, view)), ...kernelInterfaceFlags()]
+  const argv = withTmpSize([...(view === undefined ? BASE_FLAGS : replaceHostRoot(BASE_FLAGS, view)), ...kernelInterfaceFlags()], policy.tmpBytes)
   if (policy.unshareNetwork) argv.push('--unshare-net')
   else if (policy.joinedNetwork !== true) keepResolverReachable(argv)
   // A writable path is bound only while it still resolves where it did at first:
@@ -335,6 +337,18 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
   // The strict profile's own root is a tmpfs bubblewrap made writable: nothing may be created beside the views.
   if (view !== undefined) argv.push('--remount-ro', '/')
   argv.push('--chdir', policy.cwd, '--', file, ...args)
+  return argv
+}
+
+/**
+ * Bound the private `/tmp` and `/run`: bwrap's `--size` applies to the
+ * next `--tmpfs`. Without it each would hold up to half the RAM, in memory.
+ */
+function withTmpSize(argv: string[], bytes: number | undefined): string[] {
+  if (bytes === undefined) return argv
+  for (let i = argv.length - 2; i >= 0; i--) {
+    if (argv[i] === '--tmpfs' && (argv[i + 1] === '/tmp' || argv[i + 1] === '/run')) argv.splice(i, 0, '--size', String(bytes))
+  }
   return argv
 }
 

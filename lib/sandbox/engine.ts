@@ -60,6 +60,8 @@ export interface EngineSettings {
   readonly readable?: readonly string[]
   /** `Sandbox.env`: what the user set on purpose wins over the engine's defaults. */
   readonly explicitEnv: Readonly<Record<string, string>>
+  /** Size of the private `/tmp` and `/run` (`limits.tmpBytes`); `undefined`: tmpfs's default (half the RAM). */
+  readonly tmpBytes?: number | undefined
 }
 
 /** One command, as the engine receives it: already checked and resolved. */
@@ -216,6 +218,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           unreadable: settings.unreadable,
           seccompFd: seccompProgram === undefined ? undefined : SECCOMP_FD,
           hostView: readable === undefined ? undefined : systemHostView(readable),
+          tmpBytes: settings.tmpBytes,
         },
         command.file,
         command.args,

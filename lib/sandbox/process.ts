@@ -68,6 +68,12 @@ export interface BoundedRunOptions {
   label: string
   /** Extra descriptors for the child: a pipe at each `fd`, fed `data` and closed right after the spawn. */
   inputs?: ReadonlyArray<{ readonly fd: number; readonly data: Uint8Array }> | undefined
+  /**
+   * Polled every `everyMs` while the command runs: when `shouldStop`
+   * returns `true` the whole tree is killed, and the exit is reported as
+   * usual (the caller knows why: a resource limit).
+   */
+  watch?: { everyMs: number; shouldStop: () => boolean } | undefined
 }
 
 /**
@@ -476,6 +482,17 @@ function armWatchdog(run: CapturedRun, options: BoundedRunOptions): Watchdog {
     else tracker.killAll()
   }
   const timer = setTimeout(() => stop('timeout'), options.timeoutMs)
+  const watch = options.watch
+  const poll =
+    watch === undefined || pid === undefined
+      ? undefined
+      : setInterval(() => {
+          if (exited || ending !== undefined || !watch.shouldStop()) return
+          clearInterval(poll)
+          if (tracker === undefined) killTree(pid)
+          else tracker.killAll()
+        }, watch.everyMs)
+  poll?.unref()
   const onAbort = (): void => stop('abort')
   signal?.addEventListener('abort', onAbort, { once: true })
   return {
@@ -485,6 +502,7 @@ function armWatchdog(run: CapturedRun, options: BoundedRunOptions): Watchdog {
     disarm() {
       exited = true
       clearTimeout(timer)
+      clearInterval(poll)
       signal?.removeEventListener('abort', onAbort)
       tracker?.stop()
     },

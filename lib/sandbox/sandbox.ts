@@ -14,6 +14,7 @@ import { CredentialGuard, DEFAULT_UNREADABLE_PATHS } from './credential_paths.js
 import { selectEngine, type SandboxEngine, type SandboxEngineName, type SandboxIsolation } from './engine.js'
 import { isForbiddenEnvName } from './environment.js'
 import { findSystemExecutable } from './isolation.js'
+import { limitsEnforcement, limitsSchema, type SandboxLimits, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './limits.js'
 import { isValidAllowlistEntry, NetworkAllowlist } from './network_allowlist.js'
 import { NetworkGateway } from './network_gateway.js'
 import { NetworkProxy } from './network_proxy.js'
@@ -27,6 +28,7 @@ export type { SandboxEngineName, SandboxIsolation } from './engine.js'
 export type { SyscallFilterStatus } from './seccomp.js'
 export { DEFAULT_UNREADABLE_PATHS } from './credential_paths.js'
 export { SYSTEM_READABLE_PATHS } from './host_view.js'
+export { DEFAULT_LIMITS, type LimitEnforcement, type LimitMechanism, type LimitName, type SandboxLimits, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './limits.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
@@ -256,6 +258,19 @@ export interface SandboxOptions {
    * @defaultValue `{ filesystem: true, network: true, pid: true }`
    */
   isolation?: SandboxIsolationOptions
+  /**
+   * Resource limits of each `bash` command in the OS sandbox: processes at
+   * once, memory, the size of the private `/tmp` (and `/run`), the largest
+   * file. Each key is optional (its default applies); `false` switches one
+   * off. A cgroup per command bounds processes and memory where the kit can
+   * make one (root, or a delegated hierarchy), rlimits elsewhere;
+   * {@link Sandbox.enforcement} says which. A command that hits a limit
+   * fails with `TOOL_LIMIT_EXCEEDED` (`details.limit`: `processes`,
+   * `memory`, `tmp` or `fileSize`). See docs/tools.md.
+   *
+   * @defaultValue {@link DEFAULT_LIMITS} (1024 processes, 4 GiB memory, 1 GiB `/tmp`, 4 GiB files)
+   */
+  limits?: SandboxLimitsOptions
 }
 
 /** Which isolation layers {@link SandboxOptions.isolation} leaves on (`false` turns one off). */
@@ -305,6 +320,8 @@ export interface SandboxEnforcement extends SandboxIsolation {
   readonly allowedDomains: readonly string[] | undefined
   /** The seccomp filter: on (and for which ABI) or why not. */
   readonly seccomp: SyscallFilterStatus
+  /** Each resource limit: its value and what enforces it here (cgroup v1/v2, rlimit, tmpfs, none, off). */
+  readonly limits: SandboxLimitsEnforcement
 }
 
 /** A list of paths, each checked by `accept`; `rule` ends the message of a refused one. */
@@ -383,6 +400,7 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
       })
       .unknown(false)
       .default({ filesystem: true, network: true, pid: true }),
+    limits: limitsSchema,
   })
   .unknown(false)
 
@@ -447,6 +465,7 @@ export class Sandbox {
   readonly #credentials: CredentialGuard
   #protectedPaths: ProtectedPaths | undefined
   #protectedScanner: ProtectedScanner | undefined
+  readonly #limits: SandboxLimits
   #engine: SandboxEngine | undefined
   #realRoot: Promise<string> | undefined
 
@@ -458,8 +477,8 @@ export class Sandbox {
    *   missing or not a directory.
    */
   constructor(options: SandboxOptions = {}) {
-    let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation'>> &
-      Pick<SandboxOptions, 'rootDir'> & { isolation: Required<SandboxIsolationOptions> }
+    let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation' | 'limits'>> &
+      Pick<SandboxOptions, 'rootDir'> & { isolation: Required<SandboxIsolationOptions>; limits: SandboxLimits }
     try {
       valid = validateOrThrow(optionsSchema, options ?? {}, { convert: false }) as typeof valid
     } catch (error) {
@@ -498,6 +517,7 @@ export class Sandbox {
       }
     }
     this.#readOnlyPaths = Object.freeze([...valid.readOnlyPaths])
+    this.#limits = Object.freeze({ ...valid.limits })
     const home = os.homedir()
     const expand = (p: string): string => (p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : path.resolve(p))
     this.#unreadablePaths = Object.freeze(valid.unreadablePaths.map(expand))
@@ -579,6 +599,11 @@ export class Sandbox {
   }
 
 
+  /** The resource limits of `bash` commands, defaults applied (frozen; `false`: switched off). */
+  get limits(): SandboxLimits {
+    return this.#limits
+  }
+
   /** When the word guard runs (see {@link SandboxOptions.networkGuard}). */
   get networkGuard(): 'auto' | 'always' {
     return this.#networkGuard
@@ -605,8 +630,9 @@ export class Sandbox {
 
   /**
    * Everything `toolsmith doctor` prints: the engine, each layer, whether
-   * the word guard runs, why the OS sandbox is unavailable (if it is), and
-   * the path policy.
+   * the word guard runs, why the OS sandbox is unavailable (if it is), the
+   * path policy, and the resource limits with what enforces each (reading
+   * it the first time also finds the cgroups the kit can use).
    */
   get enforcement(): SandboxEnforcement {
     const engine = this.engine
@@ -622,6 +648,7 @@ export class Sandbox {
       readablePaths: this.#readablePaths,
       allowedDomains: this.#allowlist?.domains,
       seccomp: engine.seccomp,
+      limits: limitsEnforcement(this.#limits, engine.name === 'bubblewrap'),
     })
   }
 
@@ -672,6 +699,7 @@ export class Sandbox {
       readableHost: this.#readableHost,
       readable: this.#readablePaths,
       explicitEnv: this.#env,
+      tmpBytes: this.#limits.tmpBytes === false ? undefined : this.#limits.tmpBytes,
     })
     return this.#engine
   }

@@ -19,6 +19,7 @@ import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { resolveExecutable } from '../sandbox/executable.js'
 import { openInside } from '../sandbox/files.js'
+import { CommandLimits } from '../sandbox/limits.js'
 import { assertOfflineCommand } from '../sandbox/network.js'
 import type { GatewayLease } from '../sandbox/network_gateway.js'
 import type { NetworkDecision } from '../sandbox/network_proxy.js'
@@ -311,6 +312,19 @@ export function bashLaunchPlan(
   })
 }
 
+/** The limits of one command; a cgroup the kernel refuses is a typed error naming the way out. */
+function commandLimits(sandbox: Sandbox): CommandLimits {
+  try {
+    return new CommandLimits(sandbox.limits)
+  } catch (error) {
+    throw new E_TOOL_SANDBOX_UNAVAILABLE(
+      `bash cannot set up the resource limits of this command: its cgroup could not be created (${(error as Error).message}). Nothing was run. ` +
+        'Ask the user to check the cgroup hierarchy, or to switch the processes and memory limits off (limits: { processes: false, memoryBytes: false }).',
+      { cause: error, details: { reason: (error as Error).message } },
+    )
+  }
+}
+
 /**
  * The `bash` tool's handler, as a function of its sandbox: what
  * `BashTool` runs after validation.
@@ -375,17 +389,22 @@ export async function bashHandler(
     // The protected paths present now are bound read-only; the ones present
     // after the command and not now, it created (reported below).
     const before = sandbox.protectedScanner.scan(resolved.root)
+    let limits: CommandLimits | undefined
+    let events: Awaited<ReturnType<CommandLimits['finish']>> | undefined
     try {
+      // Resource limits bind commands in the OS sandbox only: its cgroup exists before the spawn.
+      limits = engine.name === 'bubblewrap' ? commandLimits(sandbox) : undefined
       const readOnly = protectedAbsolute(resolved.root, before)
       const plan = bashLaunchPlan(sandbox, { file, args, root: resolved.root, cwd: resolved.absolute, hostCwd, lease, readOnly }, hostEnv)
       result = await runBounded({
-        ...plan,
+        ...(limits ? limits.wrap(plan) : plan),
         maxOutputBytes: sandbox.maxOutputBytes,
         timeoutMs: sandbox.timeoutMs,
         signal: call.signal,
         mergeStderr: true,
         mode: 'headTail',
         label: `\`${cmd}\``,
+        watch: limits?.watch,
       })
     } catch (error) {
       // A command stopped by its deadline or an abort may have created some too: the event still says so.
@@ -393,6 +412,7 @@ export async function bashHandler(
       throw error
     } finally {
       lease?.close()
+      events = await limits?.finish()
     }
     const created = reportCreated(sandbox, resolved.root, before, call, ctx)
     const createdDetails = created.length > 0 ? { protectedPathsCreated: created.map(({ path: p, rule }) => ({ path: p, rule })) } : {}
@@ -401,6 +421,8 @@ export async function bashHandler(
     if (status.exitCode === 0) return withNote(withNote(result.output, note), protectedNote(created))
     const how =
       status.exitCode === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.exitCode}${status.hint}`
+    const limited = limits?.error({ cmd, status, how, output: result.output, events: events!, root: resolved.root })
+    if (limited !== undefined) throw limited
     const output = withNote(
       lease !== undefined ? withNote(result.output, note) : engine.isolation.network ? withNetworkNote(result.output) : result.output,
       protectedNote(created),

@@ -61,6 +61,11 @@ describe.concurrent('toolsmith help and usage errors', () => {
     [['describe', '--max-output-bytes', '10'], 'toolsmith: --max-output-bytes must be greater than or equal to 64'],
     [['describe', '--timeout-ms', '99999999'], 'toolsmith: --timeout-ms must be less than or equal to 3600000'],
     [['call', 'read', '{"path":"x"}', '--allow-domain', 'bad_host!'], 'toolsmith: --allow-domain must be a host name'],
+    [['describe', '--limit-processes', '2'], 'toolsmith: --limit-processes must be greater than or equal to 8'],
+    [['describe', '--limit-processes', '-5'], 'toolsmith: --limit-processes needs a positive integer (got "-5")'],
+    [['describe', '--limit-memory', 'lots'], 'toolsmith: --limit-memory needs a size (bytes, or a number with K, M, G or T) or "off" (got "lots")'],
+    [['describe', '--limit-memory', '1M'], 'toolsmith: --limit-memory must be greater than or equal to 33554432'],
+    [['doctor', '--limit-tmp', '1.5G'], 'toolsmith: --limit-tmp needs a size'],
     [['describe', '--bogus'], "Unknown option '--bogus'"],
     [['demo', '--provider', 'openai'], 'does not apply to "demo"'],
     [['call', 'read', '{"path":"x"}', '--root', '/definitely/not/here'], '--root /definitely/not/here does not exist'],
@@ -188,6 +193,26 @@ describe('toolsmith doctor and machines without bubblewrap', () => {
     expect(optedOut.stdout).toMatch(/^seccomp +OFF: only the OS sandbox \(bubblewrap\) installs the seccomp filter$/m)
     const open = await runCli(['doctor', '--root', root, '--allow-network'])
     expect(open.stdout).toMatch(/^network +NOT cut by the kernel \(allowNetwork\)$/m)
+  })
+
+  it('doctor shows each resource limit and what enforces it; the --limit-* flags set them, "off" switches one off', async () => {
+    const defaults = await runCli(['doctor', '--root', root])
+    expect(defaults.stdout).toMatch(/^limits +processes: 1024 at once, by (cgroup v[12]|rlimit) \(.+\)$/m)
+    expect(defaults.stdout).toMatch(/^ +memory: 4 GiB, by (cgroup v[12]|rlimit) \(.+\)$/m)
+    expect(defaults.stdout).toMatch(/^ +\/tmp and \/run: 1 GiB each, by tmpfs \(.+\)$/m)
+    expect(defaults.stdout).toMatch(/^ +file size: 4 GiB, by rlimit \(RLIMIT_FSIZE.+\)$/m)
+    const set = await runCli(['doctor', '--root', root, '--limit-processes', '256', '--limit-memory', '512M', '--limit-tmp', '64MiB', '--limit-file-size', 'off'])
+    expect(set.code).toBe(0)
+    expect(set.stdout).toMatch(/^limits +processes: 256 at once, /m)
+    expect(set.stdout).toMatch(/^ +memory: 512 MiB, /m)
+    expect(set.stdout).toMatch(/^ +\/tmp and \/run: 64 MiB each, /m)
+    expect(set.stdout).toMatch(/^ +file size: off$/m)
+  })
+
+  it('call: a command over --limit-file-size fails with TOOL_LIMIT_EXCEEDED naming the flag', async () => {
+    const run = await runCli(['call', 'bash', '{"cmd":"dd","args":["if=/dev/zero","of=big.bin","bs=1M","count=4"]}', '--root', root, '--limit-file-size', '1M'])
+    expect(run.code).toBe(1)
+    expect(errorLines(run.stderr)).toEqual([expect.stringMatching(/^TOOL_LIMIT_EXCEEDED: `dd` was killed by SIGXFSZ: .*file size limit of 1 MiB.*--limit-file-size/)])
   })
 
   it('without bubblewrap, doctor names the fix and exits 1; bash refuses and runs nothing; --no-os-sandbox runs', async () => {
