@@ -336,7 +336,9 @@ describe.runIf(hostArch !== undefined)('ordinary work still runs under the filte
       'rm -rf repo && git init -q repo && cd repo && echo hi > a.txt && git add a.txt && ' +
         'git -c user.name=t -c user.email=t@example.invalid commit -qm first && git log --format=%s',
     ])
-    expect(output).toBe('first\n')
+    // The new repository is a protected path (every .git is): the kit reports that the command created it.
+    expect(output.startsWith('first\n')).toBe(true)
+    expect(output).toContain('repo/.git')
   })
 
   it.runIf(has('cc'))('cc: compile and run a C program (threads included)', async () => {
