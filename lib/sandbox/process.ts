@@ -62,6 +62,11 @@ export interface BoundedRunOptions {
    * search, measured at ≈ 3 ms of a 70 ms search of a large tree).
    */
   singleProcess?: boolean | undefined
+  /**
+   * A descriptor of the host's that the program gets as fd 3 (the search
+   * jail's directory, which bwrap mounts with `--ro-bind-fd 3`).
+   */
+  passFd?: number | undefined
   /** Count the output's line feeds, kept or not ({@link BoundedRunResult.outputLines}). */
   countLines?: boolean | undefined
   /** How to name the command in messages. */
@@ -471,10 +476,15 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
   const errors = options.mergeStderr ? output : new BoundedCapture(Math.min(options.maxOutputBytes, 65_536), 'headTail')
   let subprocess: ChildProcess
   try {
+    const stdio = stdioWithoutLeaks()
+    if (options.passFd !== undefined) {
+      while (stdio.length < 3) stdio.push('ignore')
+      stdio[3] = options.passFd
+    }
     subprocess = spawn(options.file, [...options.args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: stdioWithoutLeaks(),
+      stdio,
       // A new session: the child leads its own process group, which a timeout kills whole.
       detached: true,
       windowsHide: true,

@@ -17,6 +17,7 @@ import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { runBounded, type BoundedRunResult } from '../sandbox/process.js'
+import { jailFor, jailedCommand } from '../sandbox/search_jail.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { linkSignals } from '../utils/linked_signal.js'
 import { rememberRules, rememberedRules, scanIgnoreRules } from './grep_ignore.js'
@@ -377,8 +378,10 @@ function fitLines(text: string, limit: number): string {
  * (`O_NOFOLLOW`, re-checked through its descriptor) and rg searches that
  * descriptor, not the path, so swapping the path for a symlink after the
  * check cannot redirect it. Symlinks met during rg's walk are not followed
- * (`-L` is never passed, nor `--pre`), but an entry swapped for one while rg
- * walks is (rg has no `O_NOFOLLOW` walk). rg reads no ignore file itself: the
+ * (`-L` is never passed, nor `--pre`); an entry swapped for one while rg
+ * walks would be (rg has no `O_NOFOLLOW` walk), so a directory is searched
+ * in a mount namespace holding only that directory (bubblewrap, where it
+ * runs; see `search_jail`). rg reads no ignore file itself: the
  * rules of the `.gitignore`, `.ignore` and `.rgignore` files inside the root
  * (never a symlinked one, never one above the root, no `.git` exclude or
  * global excludes) are gathered by the kit and passed as `RULES`, with
@@ -460,10 +463,20 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   try {
     const file = await ripgrepPath()
     const env = buildSandboxEnv(process.env, sandbox.env)
+    // A directory is walked by rg, by path: in the jail (where bubblewrap
+    // runs) nothing but that directory exists, so a folder swapped for a
+    // symlink during the walk cannot lead outside. A file is opened once,
+    // through its held descriptor: no walk, no jail needed.
+    const jail = resolved.stats.isDirectory() && target.handle !== undefined ? await jailFor(file) : undefined
+    const launch = (prepared: PreparedSearch): { file: string; args: string[]; passFd?: number } => {
+      const args = ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked)
+      if (jail === undefined || prepared.target.handle === undefined) return { file, args }
+      const files = prepared.ignoreFile === undefined ? [] : [prepared.ignoreFile]
+      return { ...jailedCommand(jail, { program: file, args, below: prepared.target.path, files }), passFd: prepared.target.handle.fd }
+    }
     const run = (prepared: PreparedSearch, signal: AbortSignal): Promise<BoundedRunResult> =>
       runBounded({
-        file,
-        args: ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked),
+        ...launch(prepared),
         cwd: prepared.target.cwd,
         env,
         // Filtered output loses lines, and rewritten paths can be shorter
@@ -477,6 +490,7 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         label: 'grep',
         // rg with these arguments never starts another program: no --pre,
         // --search-zip or --hostname-bin, and --no-config keeps them out.
+        // In the jail, bwrap's child is rg itself, in bwrap's group.
         singleProcess: true,
         // For the marker's count in shown bytes (see shownOmitted).
         countLines: !linksChecked,
