@@ -22,6 +22,7 @@ import type { Sandbox } from '../sandbox/sandbox.js'
 import { linkSignals } from '../utils/linked_signal.js'
 import { rememberRules, rememberedRules, scanIgnoreRules } from './grep_ignore.js'
 import { dropOtherNames } from './grep_links.js'
+import { onLocalFileSystem, runJailedOrChecked, trustworthy } from './grep_walk_check.js'
 
 /** Arguments of `grep`. */
 export interface GrepArgs {
@@ -379,9 +380,10 @@ function fitLines(text: string, limit: number): string {
  * descriptor, not the path, so swapping the path for a symlink after the
  * check cannot redirect it. Symlinks met during rg's walk are not followed
  * (`-L` is never passed, nor `--pre`); an entry swapped for one while rg
- * walks would be (rg has no `O_NOFOLLOW` walk), so a directory is searched
- * in a mount namespace holding only that directory (bubblewrap, where it
- * runs; see `search_jail`). rg reads no ignore file itself: the
+ * walks would be (rg has no `O_NOFOLLOW` walk), so a directory search is
+ * kept only when no directory on a printed path changed while rg ran, and
+ * otherwise runs again in a mount namespace holding only that directory
+ * (bubblewrap, where it runs; see `search_jail`, `grep_walk_check`). rg reads no ignore file itself: the
  * rules of the `.gitignore`, `.ignore` and `.rgignore` files inside the root
  * (never a symlinked one, never one above the root, no `.git` exclude or
  * global excludes) are gathered by the kit and passed as `RULES`, with
@@ -465,18 +467,25 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
     const env = buildSandboxEnv(process.env, sandbox.env)
     // A directory is walked by rg, by path: in the jail (where bubblewrap
     // runs) nothing but that directory exists, so a folder swapped for a
-    // symlink during the walk cannot lead outside. A file is opened once,
-    // through its held descriptor: no walk, no jail needed.
-    const jail = resolved.stats.isDirectory() && target.handle !== undefined ? await jailFor(file) : undefined
-    const launch = (prepared: PreparedSearch): { file: string; args: string[]; passFd?: number } => {
+    // symlink during the walk cannot lead outside. The jail costs a bwrap
+    // start, so on a local file system rg first runs unconfined and the
+    // jail is used only when the walk cannot be shown unchanged afterwards
+    // (grep_walk_check). A file is opened once, through its held
+    // descriptor: no walk, no jail needed.
+    const held = resolved.stats.isDirectory() ? target.handle : undefined
+    const jail = held === undefined ? undefined : await jailFor(file)
+    const checkable = jail !== undefined && onLocalFileSystem(held!.fd)
+    const startedAt = Date.now()
+    const launch = (prepared: PreparedSearch, jailed: boolean): { file: string; args: string[]; passFd?: number } => {
       const args = ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked)
-      if (jail === undefined || prepared.target.handle === undefined) return { file, args }
+      if (!jailed || jail === undefined || prepared.target.handle === undefined) return { file, args }
       const files = prepared.ignoreFile === undefined ? [] : [prepared.ignoreFile]
       return { ...jailedCommand(jail, { program: file, args, below: prepared.target.path, files }), passFd: prepared.target.handle.fd }
     }
-    const run = (prepared: PreparedSearch, signal: AbortSignal): Promise<BoundedRunResult> =>
-      runBounded({
-        ...launch(prepared),
+    const hostPath = (printed: string): string => hostPathOf(printed, resolved, target)
+    const run = (prepared: PreparedSearch, signal: AbortSignal, jailed = !checkable): Promise<BoundedRunResult> =>
+      runJailedOrChecked(jailed || !checkable, held?.fd, hostPath, startedAt, () => runBounded({
+        ...launch(prepared, jailed),
         cwd: prepared.target.cwd,
         env,
         // Filtered output loses lines, and rewritten paths can be shorter
@@ -494,10 +503,13 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         singleProcess: true,
         // For the marker's count in shown bytes (see shownOmitted).
         countLines: !linksChecked,
-      })
+      }))
     const searched = await searchWithRules(resolved, target, sandbox, call.signal, run, (prepared) => {
       search = prepared
     })
+    if (checkable && !trustworthy(searched.result, held!.fd, hostPath, startedAt)) {
+      searched.result = await run(searched.search, call.signal, true)
+    }
     const result = searched.result
     if (result.exitCode === 1 && result.outputBytes === 0) return ''
     if (result.exitCode !== 0) {
