@@ -62,6 +62,11 @@ export interface BoundedRunOptions {
    * search, measured at ≈ 3 ms of a 70 ms search of a large tree).
    */
   singleProcess?: boolean | undefined
+  /**
+   * A descriptor of the host's that the program gets as fd 3 (the search
+   * jail's directory, which bwrap mounts with `--ro-bind-fd 3`).
+   */
+  passFd?: number | undefined
   /** Count the output's line feeds, kept or not ({@link BoundedRunResult.outputLines}). */
   countLines?: boolean | undefined
   /** How to name the command in messages. */
@@ -96,8 +101,8 @@ export interface BoundedRunResult {
   outputLines?: number | undefined
 }
 
-/** Running commands: group leader → its tracker (without a PID namespace). */
-const liveGroups = new Map<number, TreeTracker | undefined>()
+/** Running commands, by the PID of the spawned process. */
+const liveGroups = new Map<number, CapturedRun>()
 let exitHookInstalled = false
 
 function installExitHook(): void {
@@ -105,9 +110,9 @@ function installExitHook(): void {
   exitHookInstalled = true
   // If the host process exits mid-command, take the commands down with it.
   process.on('exit', () => {
-    for (const [pid, tracker] of liveGroups) {
-      if (tracker === undefined) killTree(pid)
-      else tracker.killGroups()
+    for (const run of liveGroups.values()) {
+      if (run.tracker !== undefined) run.tracker.killAll(false)
+      else killLeader(run)
     }
   })
 }
@@ -158,6 +163,17 @@ function kill(target: number): void {
   }
 }
 
+/** Whether process group `pgrp` has a member, asked with signal 0: kill(2) then sends nothing. */
+function groupExists(pgrp: number): boolean {
+  try {
+    process.kill(-pgrp, 0)
+    return true
+  } catch (error) {
+    // EPERM: a member exists that this process may not signal.
+    return (error as { code?: unknown }).code === 'EPERM'
+  }
+}
+
 /** What each open descriptor of `pid` points to (`pipe:[…]`, `socket:[…]`, a path). */
 function fdTargets(pid: number): string[] {
   let fds: string[]
@@ -192,12 +208,21 @@ const ownIds = new Set<number>([0, 1, process.pid])
  * and remembers every session and process group created inside it, so that
  * a child that called `setsid` and was re-parented to PID 1 (double fork) is
  * still found by its session or group id.
+ *
+ * @remarks
+ * Once the leader is reaped its PID is free and may belong to a stranger
+ * (`pid_max` is often 32768). So nothing is signalled from memory: the
+ * leader and its group only while it is unreaped ({@link leaderHeld}), any
+ * other group or process only when seen in the same `/proc` scan, alive (or
+ * a zombie, which still holds its number), started since the command, with
+ * its number not held by an older process (a group's number cannot be
+ * handed out again while any member of it exists). Node 20 has no pidfd, so
+ * the microseconds between that scan and the kill are the one window left,
+ * and the kernel hands a number out again only after every other free one.
  */
 class TreeTracker {
   /** Sessions and groups first seen inside the command's tree. */
   private readonly ids = new Set<number>()
-  /** The command's start time (clock ticks after boot); nothing older is ever killed. */
-  private readonly start: number
   /** What the command's stdout and stderr are (`socket:[inode]` or `pipe:[inode]`), as the command sees them. */
   private readonly outputs: string[] = []
   private poll: NodeJS.Timeout | undefined
@@ -205,16 +230,17 @@ class TreeTracker {
 
   /**
    * @param root - The command's PID (leader of its own session and group).
+   * @param start - The command's start time (clock ticks after boot); nothing older is ever killed.
    * @param hostEnds - File descriptors of the host's ends of the command's
    *   stdout/stderr, used only when the command exited before its own could be read.
+   * @param rootHeld - Whether the leader is still unreaped (see {@link leaderHeld}).
    */
   constructor(
     private readonly root: number,
+    private readonly start: number,
     private readonly hostEnds: readonly number[],
+    private readonly rootHeld: () => boolean,
   ) {
-    // Synchronously after the spawn (which returns once the program is
-    // exec'd) the leader's entry still exists: it cannot have been reaped yet.
-    this.start = readStat(root)?.start ?? Number.POSITIVE_INFINITY
     for (const fd of [1, 2]) {
       try {
         this.outputs.push(readlinkSync(`/proc/${root}/fd/${fd}`))
@@ -228,7 +254,7 @@ class TreeTracker {
 
   private schedule(ms: number): void {
     this.poll = setTimeout(() => {
-      this.scan()
+      this.members(readProc())
       if (!this.stopped) this.schedule(250)
     }, ms)
     this.poll.unref()
@@ -244,9 +270,8 @@ class TreeTracker {
     return row.start >= this.start && row.pid !== process.pid
   }
 
-  /** Record the sessions and groups of the tree; returns every process that belongs to the command. */
-  scan(): ProcEntry[] {
-    const rows = readProc()
+  /** Record the sessions and groups of the tree; returns every process of `rows` that belongs to the command. */
+  private members(rows: readonly ProcEntry[]): ProcEntry[] {
     const children = new Map<number, ProcEntry[]>()
     for (const row of rows) {
       const list = children.get(row.ppid)
@@ -254,7 +279,9 @@ class TreeTracker {
       else list.push(row)
     }
     const found = new Map<number, ProcEntry>()
-    const queue = [this.root]
+    // Only the unreaped leader's children are the command's: after the reap,
+    // a process whose parent has the leader's number may be a stranger's.
+    const queue = this.rootHeld() ? [this.root] : []
     while (queue.length > 0) {
       for (const child of children.get(queue.shift()!) ?? []) {
         if (found.has(child.pid)) continue
@@ -266,36 +293,70 @@ class TreeTracker {
       if (!ownIds.has(row.session)) this.ids.add(row.session)
       if (!ownIds.has(row.pgrp)) this.ids.add(row.pgrp)
     }
+    const byPid = new Map(rows.map((row) => [row.pid, row]))
+    const recorded = (id: number): boolean => this.ids.has(id) && this.numberIsOurs(id, byPid)
     for (const row of rows) {
-      if (!found.has(row.pid) && this.ours(row) && (this.ids.has(row.session) || this.ids.has(row.pgrp))) found.set(row.pid, row)
+      if (!found.has(row.pid) && this.ours(row) && (recorded(row.session) || recorded(row.pgrp))) found.set(row.pid, row)
     }
     return [...found.values()].filter((row) => this.ours(row))
   }
 
   /**
-   * SIGKILL everything found: the tree still linked to the command, every
-   * member of a recorded session or group, and every process started since
-   * the command that still holds its stdout or stderr open.
+   * Whether a session or group number seen in the command's tree is still
+   * the command's: a process holding that number as its PID must be the
+   * unreaped leader or one started since the command. Another holder means
+   * the number was freed and handed out again, so its group is a stranger's.
    */
-  killAll(): void {
-    const members = this.scan()
-    kill(-this.root)
-    for (const row of members) kill(row.pid)
-    for (const pid of this.outputHolders()) kill(pid)
+  private numberIsOurs(id: number, byPid: ReadonlyMap<number, ProcEntry>): boolean {
+    const holder = byPid.get(id)
+    if (holder === undefined) return true
+    return id === this.root ? this.rootHeld() : this.ours(holder)
   }
 
   /**
-   * Cheap cleanup at a normal exit: SIGKILL the recorded groups (one
-   * syscall each, no scan) after checking the group's number was not
-   * reused by an older process.
+   * Cleanup at a normal exit. Each recorded group is first probed with
+   * signal 0 (which sends nothing): when none exists, as after most
+   * commands, there is nothing to kill and no `/proc` scan (≈ 2 ms on a
+   * busy machine) is spent.
    */
-  killGroups(): void {
-    kill(-this.root)
+  killLeftovers(): void {
     for (const id of this.ids) {
-      if (id === this.root) continue
-      const leader = readStat(id)
-      if (leader === undefined || this.ours(leader)) kill(-id)
+      if (groupExists(id)) {
+        this.killAll(false)
+        return
+      }
     }
+  }
+
+  /**
+   * SIGKILL everything one `/proc` scan finds: the tree still linked to the
+   * command, every member of a recorded session or group (each by its
+   * group, once), and with `holders` every process started since the
+   * command that still holds its stdout or stderr open. The leader's group
+   * is signalled only while the leader is unreaped or a member was seen.
+   */
+  killAll(holders = true): void {
+    const rows = readProc()
+    const byPid = new Map(rows.map((row) => [row.pid, row]))
+    const killed = new Set<number>()
+    if (this.rootHeld()) {
+      // The leader directly as well: the deadline must hold even when the group kill is refused.
+      kill(-this.root)
+      kill(this.root)
+      killed.add(this.root)
+    }
+    for (const row of this.members(rows)) {
+      if (killed.has(row.pgrp)) continue
+      // Never the host's own group, nor one whose number went to a stranger:
+      // a member there (not expected) goes alone.
+      if (ownIds.has(row.pgrp) || !this.numberIsOurs(row.pgrp, byPid)) kill(row.pid)
+      else {
+        kill(-row.pgrp)
+        killed.add(row.pgrp)
+      }
+    }
+    if (!holders) return
+    for (const row of this.outputHolders(rows)) if (!killed.has(row.pgrp)) kill(row.pid)
   }
 
   /**
@@ -323,14 +384,13 @@ class TreeTracker {
   }
 
   /** Processes started since the command that hold its stdout or stderr open (an escapee writing to our pipe). */
-  private outputHolders(): number[] {
-    const rows = readProc()
+  private outputHolders(rows: readonly ProcEntry[]): ProcEntry[] {
     const outputs = this.outputs.length > 0 ? this.outputs : this.guessOutputs(rows)
-    const holders: number[] = []
+    const holders: ProcEntry[] = []
     if (outputs.length === 0) return holders
     for (const row of rows) {
       if (!this.ours(row)) continue
-      if (fdTargets(row.pid).some((target) => outputs.includes(target))) holders.push(row.pid)
+      if (fdTargets(row.pid).some((target) => outputs.includes(target))) holders.push(row)
     }
     return holders
   }
@@ -347,14 +407,29 @@ function hostFds(...streams: unknown[]): number[] {
 }
 
 /**
- * SIGKILL the process group led by `pid`, and the leader itself: the group
- * kill can fail (the leader changed its group, or the call is refused) and
- * the deadline must hold anyway. Inside a PID namespace the leader's death
- * takes everything else down with it.
+ * Whether the spawned process is still unreaped, so that its PID, and the
+ * group and session it leads, cannot belong to anybody else. Node reaps a
+ * child in the event loop and sets `exitCode`/`signalCode` right after;
+ * between the two (several children reaped in one pass) the `/proc` entry
+ * with the start time seen at the spawn is the proof.
  */
-function killTree(pid: number): void {
-  kill(-pid)
-  kill(pid)
+function leaderHeld(run: Pick<CapturedRun, 'subprocess' | 'pid' | 'start'>): boolean {
+  const { subprocess, pid, start } = run
+  if (pid === undefined || subprocess.exitCode !== null || subprocess.signalCode !== null) return false
+  return start !== undefined && readStat(pid)?.start === start
+}
+
+/**
+ * SIGKILL the process group led by the spawned process, and the process
+ * itself (the group kill can fail: the call is refused, and the deadline
+ * must hold anyway) — only while it is unreaped ({@link leaderHeld}).
+ * Inside a PID namespace the leader's death takes everything else down with
+ * it; after its exit nothing of the command is left to signal.
+ */
+function killLeader(run: CapturedRun): void {
+  if (run.pid === undefined || !leaderHeld(run)) return
+  kill(-run.pid)
+  kill(run.pid)
 }
 
 /**
@@ -394,6 +469,8 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
 interface CapturedRun {
   readonly subprocess: ChildProcess
   readonly pid: number | undefined
+  /** The spawned process's start time in `/proc` (clock ticks after boot), read before it could be reaped. */
+  readonly start: number | undefined
   readonly output: BoundedCapture
   readonly errors: BoundedCapture
   readonly tracker: TreeTracker | undefined
@@ -407,10 +484,16 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
   const errors = options.mergeStderr ? output : new BoundedCapture(Math.min(options.maxOutputBytes, 65_536), 'headTail')
   let subprocess: ChildProcess
   try {
+    const stdio = stdioWithoutLeaks()
+    if (options.passFd !== undefined) {
+      while (stdio.length < 3) stdio.push('ignore')
+      stdio[3] = options.passFd
+    }
     subprocess = spawn(options.file, [...options.args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: withInputs(stdioWithoutLeaks(), options.inputs),
+      // passFd and inputs are never given together (grep's jail / the OS sandbox's seccomp program).
+      stdio: withInputs(stdio, options.inputs),
       // A new session: the child leads its own process group, which a timeout kills whole.
       detached: true,
       windowsHide: true,
@@ -423,16 +506,21 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
   subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
   subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
   const pid = subprocess.pid
+  // Synchronously after the spawn (which returns once the program is
+  // exec'd) the leader's entry still exists: it cannot have been reaped yet.
+  const start = pid === undefined ? undefined : readStat(pid)?.start
+  const held = (): boolean => leaderHeld({ subprocess, pid, start })
   // Without a PID namespace nothing takes a `setsid` escapee down for us: follow the tree in /proc.
   const tracker =
     pid !== undefined && options.contained !== true && options.singleProcess !== true && process.platform === 'linux'
-      ? new TreeTracker(pid, hostFds(subprocess.stdout, subprocess.stderr))
+      ? new TreeTracker(pid, start ?? Number.POSITIVE_INFINITY, hostFds(subprocess.stdout, subprocess.stderr), held)
       : undefined
+  const run = { subprocess, pid, start, output, errors, tracker }
   if (pid !== undefined) {
     installExitHook()
-    liveGroups.set(pid, tracker)
+    liveGroups.set(pid, run)
   }
-  return { subprocess, pid, output, errors, tracker }
+  return run
 }
 
 /** A pipe at each input's descriptor (over whatever was laid there), padding the gaps like {@link stdioWithoutLeaks}. */
@@ -478,7 +566,7 @@ function armWatchdog(run: CapturedRun, options: BoundedRunOptions): Watchdog {
   const stop = (why: 'timeout' | 'abort'): void => {
     if (exited || ending !== undefined || pid === undefined) return
     ending = why
-    if (tracker === undefined) killTree(pid)
+    if (tracker === undefined) killLeader(run)
     else tracker.killAll()
   }
   const timer = setTimeout(() => stop('timeout'), options.timeoutMs)
@@ -516,13 +604,17 @@ function waitForExit(subprocess: ChildProcess): Promise<Exit> {
   })
 }
 
-/** Kill what the finished command left behind and wait for its pipes. */
+/**
+ * Kill what the finished command left behind and wait for its pipes. The
+ * leader is reaped: a PID namespace (bwrap's, or `unshare --pid --fork`,
+ * whose init the spawned process waits for) is empty by now, as is the
+ * group of a single-process program, so only a tracked tree is looked at.
+ */
 async function reapAfterExit(run: CapturedRun): Promise<void> {
   const { pid, tracker, subprocess } = run
   if (pid !== undefined) {
     // Leftover background children of a finished command are killed too.
-    if (tracker === undefined) killTree(pid)
-    else tracker.killGroups()
+    tracker?.killLeftovers()
     liveGroups.delete(pid)
   }
   await drainStreams([subprocess.stdout, subprocess.stderr], () => {

@@ -17,10 +17,12 @@ import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
 import { runBounded, type BoundedRunResult } from '../sandbox/process.js'
+import { jailFor, jailedCommand } from '../sandbox/search_jail.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { linkSignals } from '../utils/linked_signal.js'
 import { rememberRules, rememberedRules, scanIgnoreRules } from './grep_ignore.js'
 import { dropOtherNames } from './grep_links.js'
+import { onLocalFileSystem, runJailedOrChecked, trustworthy } from './grep_walk_check.js'
 
 /** Arguments of `grep`. */
 export interface GrepArgs {
@@ -379,8 +381,11 @@ function fitLines(text: string, limit: number): string {
  * (`O_NOFOLLOW`, re-checked through its descriptor) and rg searches that
  * descriptor, not the path, so swapping the path for a symlink after the
  * check cannot redirect it. Symlinks met during rg's walk are not followed
- * (`-L` is never passed, nor `--pre`), but an entry swapped for one while rg
- * walks is (rg has no `O_NOFOLLOW` walk). rg reads no ignore file itself: the
+ * (`-L` is never passed, nor `--pre`); an entry swapped for one while rg
+ * walks would be (rg has no `O_NOFOLLOW` walk), so a directory search is
+ * kept only when no directory on a printed path changed while rg ran, and
+ * otherwise runs again in a mount namespace holding only that directory
+ * (bubblewrap, where it runs; see `search_jail`, `grep_walk_check`). rg reads no ignore file itself: the
  * rules of the `.gitignore`, `.ignore` and `.rgignore` files inside the root
  * (never a symlinked one, never one above the root, no `.git` exclude or
  * global excludes) are gathered by the kit and passed as `RULES`, with
@@ -463,10 +468,27 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
   try {
     const file = await ripgrepPath()
     const env = buildSandboxEnv(process.env, sandbox.env)
-    const run = (prepared: PreparedSearch, signal: AbortSignal): Promise<BoundedRunResult> =>
-      runBounded({
-        file,
-        args: ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked),
+    // A directory is walked by rg, by path: in the jail (where bubblewrap
+    // runs) nothing but that directory exists, so a folder swapped for a
+    // symlink during the walk cannot lead outside. The jail costs a bwrap
+    // start, so on a local file system rg first runs unconfined and the
+    // jail is used only when the walk cannot be shown unchanged afterwards
+    // (grep_walk_check). A file is opened once, through its held
+    // descriptor: no walk, no jail needed.
+    const held = resolved.stats.isDirectory() ? target.handle : undefined
+    const jail = held === undefined ? undefined : await jailFor(file)
+    const checkable = jail !== undefined && onLocalFileSystem(held!.fd)
+    const startedAt = Date.now()
+    const launch = (prepared: PreparedSearch, jailed: boolean): { file: string; args: string[]; passFd?: number } => {
+      const args = ripgrepArgs(pattern, prepared.target.path, prepared.ignoreFile, linksChecked)
+      if (!jailed || jail === undefined || prepared.target.handle === undefined) return { file, args }
+      const files = prepared.ignoreFile === undefined ? [] : [prepared.ignoreFile]
+      return { ...jailedCommand(jail, { program: file, args, below: prepared.target.path, files }), passFd: prepared.target.handle.fd }
+    }
+    const hostPath = (printed: string): string => hostPathOf(printed, resolved, target)
+    const run = (prepared: PreparedSearch, signal: AbortSignal, jailed = !checkable): Promise<BoundedRunResult> =>
+      runJailedOrChecked(jailed || !checkable, held?.fd, hostPath, startedAt, () => runBounded({
+        ...launch(prepared, jailed),
         cwd: prepared.target.cwd,
         env,
         // Filtered output loses lines, and rewritten paths can be shorter
@@ -480,13 +502,17 @@ export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: Gre
         label: 'grep',
         // rg with these arguments never starts another program: no --pre,
         // --search-zip or --hostname-bin, and --no-config keeps them out.
+        // In the jail, bwrap's child is rg itself, in bwrap's group.
         singleProcess: true,
         // For the marker's count in shown bytes (see shownOmitted).
         countLines: !linksChecked,
-      })
+      }))
     const searched = await searchWithRules(resolved, target, sandbox, call.signal, run, (prepared) => {
       search = prepared
     })
+    if (checkable && !trustworthy(searched.result, held!.fd, hostPath, startedAt)) {
+      searched.result = await run(searched.search, call.signal, true)
+    }
     const result = searched.result
     if (result.exitCode === 1 && result.outputBytes === 0) return ''
     if (result.exitCode !== 0) {

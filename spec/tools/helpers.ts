@@ -187,11 +187,13 @@ export interface DirectorySwapper {
  * between the real directory and a symlink to `fx.canary` as fast as it can,
  * holding each state for a random 0–400 µs so that a check and the use after
  * it fall in different states. Used by the check-then-use race specs.
+ *
+ * @param relative - The directory to flip instead of `inner`, relative to the root (`a/inner`).
  */
-export function startDirectorySwapper(fx: Fixture): DirectorySwapper {
-  const inner = path.join(fx.root, 'inner')
-  const parked = path.join(fx.root, 'inner-parked')
-  const stopFile = path.join(fx.base, 'stop')
+export function startDirectorySwapper(fx: Fixture, relative = 'inner'): DirectorySwapper {
+  const inner = path.join(fx.root, relative)
+  const parked = `${inner}-parked`
+  const stopFile = path.join(fx.base, relative === 'inner' ? 'stop' : `stop-${relative.replace(/\//g, '-')}`)
   const flipper = spawn(
     process.execPath,
     [
