@@ -577,7 +577,7 @@ function armWatchdog(run: CapturedRun, options: BoundedRunOptions): Watchdog {
       : setInterval(() => {
           if (exited || ending !== undefined || !watch.shouldStop()) return
           clearInterval(poll)
-          if (tracker === undefined) killTree(pid)
+          if (tracker === undefined) killLeader(run)
           else tracker.killAll()
         }, watch.everyMs)
   poll?.unref()
