@@ -13,8 +13,9 @@
  * @module
  */
 import { spawnSync } from 'node:child_process'
-import { accessSync, constants, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
+import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { lstatOrUndefined, realpathOrUndefined } from './host_paths.js'
 import { isInView, replaceHostRoot, type HostView } from './host_view.js'
 import { findSystemExecutable } from './isolation.js'
 import { kernelInterfaceFlags } from './kernel_interfaces.js'
@@ -244,24 +245,7 @@ function firstLine(text: string): string {
   return text.split('\n')[0] || 'no message'
 }
 
-function lstatOrUndefined(target: string): Stats | undefined {
-  try {
-    return lstatSync(target, { throwIfNoEntry: false })
-  } catch {
-    return undefined // not a directory on the way, no permission…
-  }
-}
 
-function realpathOrUndefined(target: string): string | undefined {
-  // Most masked paths do not exist on a given machine: an lstat answers that
-  // for a fraction of a realpath's cost.
-  if (lstatOrUndefined(target) === undefined) return undefined
-  try {
-    return realpathSync.native(target)
-  } catch {
-    return undefined
-  }
-}
 
 /** `inner` is `outer` or below it (by components). */
 function isWithin(inner: string, outer: string): boolean {

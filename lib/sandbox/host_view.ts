@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs'
+import { readlinkSync } from 'node:fs'
 import path from 'node:path'
+import { lstatOrUndefined, realpathOrUndefined } from './host_paths.js'
 
 /**
  * The host folders a command sees with `readableHost: 'system'`, besides
@@ -62,22 +63,7 @@ export interface HostView {
   readonly visible: readonly string[]
 }
 
-function lstatOrUndefined(target: string): Stats | undefined {
-  try {
-    return lstatSync(target, { throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-}
 
-function realpathOrUndefined(target: string): string | undefined {
-  if (lstatOrUndefined(target) === undefined) return undefined
-  try {
-    return realpathSync.native(target)
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * Resolve the readable paths once; missing ones are skipped.
