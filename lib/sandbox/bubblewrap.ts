@@ -13,7 +13,8 @@
  * @module
  */
 import { spawnSync } from 'node:child_process'
-import { accessSync, constants, readFileSync, statSync } from 'node:fs'
+import { accessSync, closeSync, constants, openSync, readFileSync, readlinkSync, statSync } from 'node:fs'
+import { E_TOOL_PATH_ESCAPE } from '../exceptions.js'
 import path from 'node:path'
 import { lstatOrUndefined, realpathOrUndefined } from './host_paths.js'
 import { isInView, replaceHostRoot, type HostView } from './host_view.js'
@@ -275,7 +276,7 @@ function isWithin(inner: string, outer: string): boolean {
  * @returns The argument vector for `bwrap`.
  * @internal
  */
-export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[]): string[] {
+export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[], descriptors?: BoundDescriptor[]): string[] {
   const view = policy.hostView
   const argv = withTmpSize([...(view === undefined ? BASE_FLAGS : replaceHostRoot(BASE_FLAGS, view)), ...kernelInterfaceFlags()], policy.tmpBytes)
   if (policy.unshareNetwork) argv.push('--unshare-net')
@@ -301,16 +302,25 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
   // anywhere (docker.sock, a database, an agent in $HOME) must be covered.
   const sockets = hostSocketPaths(places).filter((real) => view === undefined || isInView(real, view, places))
 
+  // A folder or file inside a writable place can be swapped for a symlink by
+  // another command of the same root while bwrap sets this one up, and bwrap
+  // resolves a bind's source path in the host's namespace: bound by path, a
+  // swap could mount any host folder read-write. So these are bound from a
+  // descriptor the kit opened and checked here (`--bind-fd`), never by path.
+  const bindFrom = (flag: '--bind-fd' | '--ro-bind-fd', real: string): void => {
+    if (descriptors === undefined) argv.push(flag === '--bind-fd' ? '--bind' : '--ro-bind', real, real)
+    else argv.push(flag, String(openBindSource(real, descriptors)), real)
+  }
   const pinned = new Set<string>()
   for (const target of [...readOnly, ...unreadable, ...sockets]) {
     for (const folder of foldersBetween(places, target)) {
       if (pinned.has(folder)) continue
       pinned.add(folder)
-      argv.push('--bind', folder, folder)
+      bindFrom('--bind-fd', folder)
     }
   }
   for (const socket of sockets) argv.push('--ro-bind', '/dev/null', socket)
-  for (const real of readOnly) argv.push('--ro-bind', real, real)
+  for (const real of readOnly) bindFrom('--ro-bind-fd', real)
   for (const real of unreadable) {
     if (lstatOrUndefined(real)?.isDirectory()) argv.push('--perms', '0500', '--tmpfs', real, '--remount-ro', real)
     // A plain --ro-bind mounts nodev (opening the device would be EACCES): bind
@@ -446,4 +456,60 @@ function hostSocketPaths(places: readonly string[]): string[] {
 function keepResolverReachable(argv: string[]): void {
   const target = realpathOrUndefined('/etc/resolv.conf')
   if (target !== undefined && (target.startsWith('/run/') || target.startsWith('/tmp/'))) argv.push('--ro-bind', target, target)
+}
+
+/**
+ * A host descriptor handed to bwrap for a `--bind-fd`: the child gets
+ * `hostFd` as descriptor `childFd`. The caller closes `hostFd` once the
+ * command is spawned.
+ *
+ * @internal
+ */
+export interface BoundDescriptor {
+  /** The descriptor number in bwrap. */
+  readonly childFd: number
+  /** The kit's own descriptor (an `O_PATH` open of the bound path). */
+  readonly hostFd: number
+}
+
+/** The first descriptor number bind sources get in bwrap (3 is the seccomp program's). */
+export const FIRST_BIND_FD = 10
+
+// O_PATH: a handle on the object itself, whatever its mode (a masked or
+// unreadable file can still be bound). Node does not export the constant.
+const O_PATH = 0o10000000
+
+/**
+ * Open `real` for a `--bind-fd` and check that what was opened is `real`
+ * itself (no symlink at any component, no swap since it was resolved).
+ *
+ * @throws `TOOL_PATH_ESCAPE` when the path changed while the command was being set up.
+ */
+function openBindSource(real: string, descriptors: BoundDescriptor[]): number {
+  let fd: number
+  try {
+    fd = openSync(real, O_PATH | constants.O_NOFOLLOW)
+  } catch (error) {
+    throw changedDuringSetup(real, error)
+  }
+  let opened: string | undefined
+  try {
+    opened = readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    opened = undefined
+  }
+  if (opened !== real) {
+    closeSync(fd)
+    throw changedDuringSetup(real)
+  }
+  const childFd = FIRST_BIND_FD + descriptors.length
+  descriptors.push({ childFd, hostFd: fd })
+  return childFd
+}
+
+function changedDuringSetup(real: string, cause?: unknown): E_TOOL_PATH_ESCAPE {
+  return new E_TOOL_PATH_ESCAPE(
+    `${real} changed (moved, removed or replaced by a symlink) while the command was being set up, so it could not be protected; nothing ran. Run the command again`,
+    { cause, details: { path: real } },
+  )
 }

@@ -18,7 +18,7 @@
  * @module
  */
 import { constants as osConstants } from 'node:os'
-import { bubblewrapArgs, isVisibleInside, probeBubblewrap, resolveWritablePaths } from './bubblewrap.js'
+import { bubblewrapArgs, isVisibleInside, type BoundDescriptor, probeBubblewrap, resolveWritablePaths } from './bubblewrap.js'
 import { resolveReadablePaths, systemHostView, visibleSearchPath } from './host_view.js'
 import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
 import type { SyscallFilterStatus } from './seccomp.js'
@@ -122,6 +122,11 @@ export interface LaunchPlan {
   contained: boolean
   /** Extra descriptors to hand the child (the seccomp program). */
   inputs?: readonly LaunchInput[]
+  /**
+   * Host descriptors the child gets at fixed numbers (bind sources of the
+   * mount plan); `runBounded` closes the kit's copies once the child is spawned.
+   */
+  descriptors?: readonly BoundDescriptor[]
 }
 
 /** An exit status as the engine reports it. */
@@ -205,6 +210,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
     unavailableReason: undefined,
     seccomp: probe.seccomp,
     launch: (command) => {
+      const descriptors: BoundDescriptor[] = []
       const args = bubblewrapArgs(
         {
           root: command.root,
@@ -222,6 +228,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
         },
         command.file,
         command.args,
+        descriptors,
       )
       return {
         file: command.join?.file ?? bwrap,
@@ -230,6 +237,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
         env: withPrivateTmp(command.env, settings.explicitEnv),
         contained: true,
         ...(seccompProgram === undefined ? {} : { inputs: [{ fd: SECCOMP_FD, data: seccompProgram }] }),
+        ...(descriptors.length === 0 ? {} : { descriptors }),
       }
     },
     canStart: (file, root) =>

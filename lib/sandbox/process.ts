@@ -13,7 +13,7 @@
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { closeSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { E_TOOL_ABORTED, E_TOOL_COMMAND_FAILED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR, E_TOOL_TIMEOUT } from '../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
 import { stdioWithoutLeaks } from './descriptors.js'
@@ -73,6 +73,11 @@ export interface BoundedRunOptions {
   label: string
   /** Extra descriptors for the child: a pipe at each `fd`, fed `data` and closed right after the spawn. */
   inputs?: ReadonlyArray<{ readonly fd: number; readonly data: Uint8Array }> | undefined
+  /**
+   * Host descriptors the child gets at `childFd` (bind sources for bwrap).
+   * Owned by the run: the kit's copies are closed once the child is spawned, or failed to be.
+   */
+  descriptors?: ReadonlyArray<{ readonly childFd: number; readonly hostFd: number }> | undefined
   /**
    * Polled every `everyMs` while the command runs: when `shouldStop`
    * returns `true` the whole tree is killed, and the exit is reported as
@@ -445,6 +450,7 @@ function killLeader(run: CapturedRun): void {
 export async function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult> {
   const { signal, label } = options
   if (signal?.aborted) {
+    for (const { hostFd } of options.descriptors ?? []) closeQuietly(hostFd)
     throw new E_TOOL_ABORTED(`${label} was cancelled before it started`, {
       cause: signal.reason,
       details: { exitCode: null, signal: null, output: '' },
@@ -493,7 +499,7 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
       cwd: options.cwd,
       env: options.env,
       // passFd and inputs are never given together (grep's jail / the OS sandbox's seccomp program).
-      stdio: withInputs(stdio, options.inputs),
+      stdio: withDescriptors(withInputs(stdio, options.inputs), options.descriptors),
       // A new session: the child leads its own process group, which a timeout kills whole.
       detached: true,
       windowsHide: true,
@@ -501,6 +507,9 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
   } catch (error) {
     // Node throws some spawn failures (E2BIG, ENOMEM…) at once instead of emitting them.
     throw spawnError(error, options.label)
+  } finally {
+    // The child has its own copies now (or never will): the kit's are not needed.
+    for (const { hostFd } of options.descriptors ?? []) closeQuietly(hostFd)
   }
   feedInputs(subprocess, options.inputs)
   subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
@@ -521,6 +530,26 @@ function spawnCaptured(options: BoundedRunOptions): CapturedRun {
     liveGroups.set(pid, run)
   }
   return run
+}
+
+/** Each host descriptor at its number in the child, padding the gaps like {@link stdioWithoutLeaks}. */
+function withDescriptors(
+  stdio: Array<'ignore' | 'pipe' | number>,
+  descriptors: BoundedRunOptions['descriptors'],
+): Array<'ignore' | 'pipe' | number> {
+  for (const { childFd, hostFd } of descriptors ?? []) {
+    while (stdio.length < childFd) stdio.push('ignore')
+    stdio[childFd] = hostFd
+  }
+  return stdio
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // already closed
+  }
 }
 
 /** A pipe at each input's descriptor (over whatever was laid there), padding the gaps like {@link stdioWithoutLeaks}. */

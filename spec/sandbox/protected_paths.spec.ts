@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import {
   DEFAULT_READ_ONLY_PATHS,
   Sandbox,
@@ -284,6 +284,100 @@ describe.runIf(osSandbox)('bash: protected paths at any depth are read-only, and
     for (let i = 0; i < 5; i++) {
       expect((await call(bash, { cmd: 'mkdir', args: [`d${i}`] }, ctx)).text).toBe('')
       expect((await call(bash, { cmd: 'mkdir', args: [`d${i}/.git`] }, ctx)).text).toContain(`created d${i}/.git`)
+    }
+  })
+})
+
+describe.runIf(osSandbox)('bash: a concurrent command swapping a pinned folder cannot mount a host folder', () => {
+  beforeEach(() => {
+    root = trackedMkdtemp('protected-race-')
+  })
+
+  // A protected file in `x` makes the next command pin `x` (a bind of the
+  // folder onto itself). bwrap resolves a bind's source in the host's
+  // namespace, so a command that keeps swapping `x` with a symlink to a
+  // host folder (renameat2 RENAME_EXCHANGE) could get that folder bound
+  // read-write into a concurrent command. The kit binds such sources from a
+  // descriptor it checked: the swap now fails the setup (or binds the real
+  // folder), never the host's.
+  it('0 writes reach the host folder while another command swaps the folder', async () => {
+    // Outside the private /tmp, so the folder exists at the same path inside (the host's, read-only).
+    const outside = fs.mkdtempSync('/var/tmp/toolsmith-race-outside-')
+    onTestFinished(() => fs.rmSync(outside, { recursive: true, force: true }))
+    const link = path.relative(root, outside)
+    const bash = make({ timeoutMs: 60_000 }).bash
+    const ctx = createDispatchContext()
+    const swapper = call(
+      bash,
+      {
+        cmd: 'sh',
+        args: [
+          '-c',
+          `mkdir x && echo hi > x/.bashrc && ln -s ${JSON.stringify(link)} xl && echo ready > swapping && ` +
+            `perl -e '$a="x"; $b="xl"; my $end = time + 25; while (time < $end) { syscall(316, -100, $a, -100, $b, 2) for 1..10000 }'`,
+        ],
+      },
+      ctx,
+    )
+    // The swapper runs once its marker is there.
+    for (let i = 0; i < 200 && !fs.existsSync(path.join(root, 'swapping')); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(fs.existsSync(path.join(root, 'swapping'))).toBe(true)
+    let attempts = 0
+    const started = Date.now()
+    while (Date.now() - started < 15_000 && attempts < 60) {
+      attempts++
+      await call(bash, { cmd: 'sh', args: ['-c', `touch ${JSON.stringify(path.join(outside, 'PWNED'))}`] }, ctx)
+    }
+    await swapper
+    expect(attempts).toBeGreaterThan(5)
+    expect(fs.readdirSync(outside)).toEqual([])
+  })
+})
+
+describe.runIf(osSandbox)('bash: bind sources inside the root come from checked descriptors', () => {
+  beforeEach(() => {
+    root = trackedMkdtemp('protected-fd-')
+  })
+
+  // The deterministic half of the race above: whatever the timing, no path
+  // inside the root (other than the root itself) is handed to bwrap as a
+  // bind source by name, where a swap could redirect it.
+  it('pins and read-only binds inside the root are --bind-fd / --ro-bind-fd, each fd open on the path itself', async () => {
+    const { selectEngine } = await import('../../lib/sandbox/engine.js')
+    fs.mkdirSync(path.join(root, 'a/b'), { recursive: true })
+    fs.writeFileSync(path.join(root, 'a/b/.bashrc'), 'echo hi\n')
+    const real = fs.realpathSync(root)
+    const engine = selectEngine({
+      allowNetwork: false,
+      wanted: { filesystem: true, network: true, pid: true },
+      writable: [],
+      readOnly: [],
+      unreadable: [],
+      explicitEnv: {},
+    })
+    const plan = engine.launch({
+      file: '/bin/true',
+      args: [],
+      root: real,
+      cwd: real,
+      hostCwd: real,
+      env: {},
+      readOnly: [path.join(real, 'a/b/.bashrc')],
+    })
+    try {
+      const byName = plan.args.flatMap((arg, i) =>
+        (arg === '--bind' || arg === '--ro-bind') && plan.args[i + 1]!.startsWith(`${real}/`) ? [plan.args[i + 1]] : [],
+      )
+      expect(byName).toEqual([])
+      const fds = plan.args.flatMap((arg, i) => (arg === '--bind-fd' || arg === '--ro-bind-fd' ? [[plan.args[i + 1], plan.args[i + 2]]] : []))
+      expect(fds.map(([, target]) => target)).toEqual([path.join(real, 'a'), path.join(real, 'a/b'), path.join(real, 'a/b/.bashrc')])
+      for (const { childFd, hostFd } of plan.descriptors ?? []) {
+        const target = fds.find(([fd]) => fd === String(childFd))?.[1]
+        expect(fs.readlinkSync(`/proc/self/fd/${hostFd}`)).toBe(target)
+      }
+      expect(plan.descriptors).toHaveLength(3)
+    } finally {
+      for (const { hostFd } of plan.descriptors ?? []) fs.closeSync(hostFd)
     }
   })
 })
