@@ -469,6 +469,7 @@ export class CommandPrefix {
 function optionsPresent(argv: readonly string[], start: number, required: readonly OptionRequirement[]): boolean {
   let shorts = ''
   let longs: string[] | undefined
+  let longWords: string[] | undefined
   let words: string[] | undefined
   for (let i = start; i < argv.length; i++) {
     const word = argv[i]!
@@ -477,7 +478,10 @@ function optionsPresent(argv: readonly string[], start: number, required: readon
     if (word.length < 2 || word[0] !== '-') continue
     ;(words ??= []).push(word)
     if (word[1] !== '-') shorts += word.slice(1)
-    else (longs ??= []).push(word.slice(2, word.includes('=') ? word.indexOf('=') : undefined))
+    else {
+      ;(longs ??= []).push(word.slice(2, word.includes('=') ? word.indexOf('=') : undefined))
+      if (word.includes('=')) (longWords ??= []).push(word.slice(2))
+    }
   }
   if (words === undefined) return false
   for (const option of required) {
@@ -489,7 +493,14 @@ function optionsPresent(argv: readonly string[], start: number, required: readon
     for (const letter of option.shorts) if (shorts.includes(letter)) found = true
     if (!found && longs !== undefined) {
       // GNU getopt_long and git take a long option's unambiguous abbreviation (`--rec`).
-      for (const given of longs) if (given !== '' && option.longs.some((name) => name.startsWith(given))) found = true
+      for (const given of longs) if (given !== '' && option.longs.some((name) => !name.includes('=') && name.startsWith(given))) found = true
+    }
+    if (!found && longWords !== undefined) {
+      // `--inter=n` for `--interactive=never`: the name and the value abbreviated (GNU argmatch takes ambiguous ones of one meaning).
+      for (const given of longWords) {
+        const [name, value] = [given.slice(0, given.indexOf('=')), given.slice(given.indexOf('=') + 1)]
+        if (name !== '' && value !== '' && option.longs.some((spelling) => spelling.includes('=') && spelling.startsWith(name) && spelling.slice(spelling.indexOf('=') + 1).startsWith(value) && spelling.slice(0, spelling.indexOf('=')).startsWith(name))) found = true
+      }
     }
     if (!found) return false
   }
