@@ -36,6 +36,8 @@ export function rootProgramLookup(realRoot: string, searchPath: string): (name: 
     const inside = relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
     return { folder, relative: inside ? relative.split(path.sep).join('/') || '.' : undefined }
   })
+  // The usual case: no folder of PATH in the root, nothing to look up.
+  if (folders.every(({ relative }) => relative === undefined)) return () => undefined
   const known = new Map<string, string | undefined>()
   return (name) => {
     if (known.has(name)) return known.get(name)
