@@ -12,6 +12,7 @@ import { SHELLS, SHELL_KEYWORDS, findStartingPoints, isStdinPath, shellReadsStdi
 import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
 import { abbreviates, optionRequirement, type OptionRequirement } from './option_spellings.js'
 import { changesDirectory, isPathLookup } from './command_paths.js'
+import { arithmeticOnValues } from './shell_arithmetic.js'
 
 export { isPathLookup } from './command_paths.js'
 
@@ -167,6 +168,9 @@ const PASS_THROUGH = new Set([
   ...['env', 'timeout', 'nice', 'ionice', 'stdbuf', 'nohup', 'setsid', 'command', 'builtin', 'time', 'chronic', 'unbuffer', 'exec', 'xargs', 'flock', 'watch', 'busybox', 'prlimit', 'trap', 'ifne'],
 ])
 
+/** Wrappers whose words are code of another language or plain arguments, never a shell script. */
+const NOT_SHELL_TEXT = new Set(['python', 'pypy', 'node', 'nodejs', 'perl', 'ruby', 'php', 'lua', 'luajit', 'rscript', 'deno', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'find', 'xargs'])
+
 function collect(argv: readonly string[], depth: number, out: string[][], names: string[], passThrough: boolean[], opaque: { reason?: string }): string | undefined {
   if (argv.length === 0) return undefined
   if (depth > MAX_DEPTH) return 'the command nests too many wrappers to be checked'
@@ -196,6 +200,11 @@ function collect(argv: readonly string[], depth: number, out: string[][], names:
     return shellReadsStdin(name, rest) ? `\`${name}\` reads its commands from standard input, which cannot be checked before they run; pass them with -c` : undefined
   }
   if (!Array.isArray(wrapped)) return 'dynamic' in wrapped ? wrapped.dynamic : wrapped.opaque
+  // A wrapper's words may be shell scripts (`bash -c`, `su -c`, `eval`): arithmetic on their values hides commands.
+  if (!NOT_SHELL_TEXT.has(name.replace(/-?[\d.]+$/, ''))) for (const word of rest) {
+    const arithmetic = arithmeticOnValues(word)
+    if (arithmetic !== undefined) return arithmetic
+  }
   // Only once it is known what it runs: a shell reading stdin stays a command of its own.
   // A wrapper named by a path (`./env`, `bin/timeout`) may be any program: it covers nothing.
   passThrough[at] = PASS_THROUGH.has(name) && wrapped.length > 0 && isPathLookup(executable)
@@ -469,6 +478,7 @@ export class CommandPrefix {
 function optionsPresent(argv: readonly string[], start: number, required: readonly OptionRequirement[]): boolean {
   let shorts = ''
   let longs: string[] | undefined
+  let longWords: string[] | undefined
   let words: string[] | undefined
   for (let i = start; i < argv.length; i++) {
     const word = argv[i]!
@@ -477,7 +487,10 @@ function optionsPresent(argv: readonly string[], start: number, required: readon
     if (word.length < 2 || word[0] !== '-') continue
     ;(words ??= []).push(word)
     if (word[1] !== '-') shorts += word.slice(1)
-    else (longs ??= []).push(word.slice(2, word.includes('=') ? word.indexOf('=') : undefined))
+    else {
+      ;(longs ??= []).push(word.slice(2, word.includes('=') ? word.indexOf('=') : undefined))
+      if (word.includes('=')) (longWords ??= []).push(word.slice(2))
+    }
   }
   if (words === undefined) return false
   for (const option of required) {
@@ -489,7 +502,14 @@ function optionsPresent(argv: readonly string[], start: number, required: readon
     for (const letter of option.shorts) if (shorts.includes(letter)) found = true
     if (!found && longs !== undefined) {
       // GNU getopt_long and git take a long option's unambiguous abbreviation (`--rec`).
-      for (const given of longs) if (given !== '' && option.longs.some((name) => name.startsWith(given))) found = true
+      for (const given of longs) if (given !== '' && option.longs.some((name) => !name.includes('=') && name.startsWith(given))) found = true
+    }
+    if (!found && longWords !== undefined) {
+      // `--inter=n` for `--interactive=never`: the name and the value abbreviated (GNU argmatch takes ambiguous ones of one meaning).
+      for (const given of longWords) {
+        const [name, value] = [given.slice(0, given.indexOf('=')), given.slice(given.indexOf('=') + 1)]
+        if (name !== '' && value !== '' && option.longs.some((spelling) => spelling.includes('=') && spelling.startsWith(name) && spelling.slice(spelling.indexOf('=') + 1).startsWith(value) && spelling.slice(0, spelling.indexOf('=')).startsWith(name))) found = true
+      }
     }
     if (!found) return false
   }

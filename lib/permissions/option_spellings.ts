@@ -16,7 +16,10 @@
 export interface OptionRequirement {
   /** Short option letters, any one of which gives the option. */
   readonly shorts: string
-  /** Long option names (without `--`), any one of which, or an abbreviation of it, gives the option. */
+  /**
+   * Long option names (without `--`), any one of which, or an abbreviation of it, gives the option;
+   * `name=value` (`interactive=never`): that option with that value, each abbreviated as the program allows.
+   */
   readonly longs: readonly string[]
   /** A word that must appear as it is. */
   readonly exact?: string
@@ -29,7 +32,8 @@ export interface OptionRequirement {
  * not expanded, so a policy lists such spellings itself.
  */
 const SYNONYMS: ReadonlyMap<string, readonly (readonly string[])[]> = new Map<string, readonly (readonly string[])[]>([
-  ['rm', [['-r', '-R', '--recursive'], ['-f', '--force'], ['-d', '--dir'], ['-i', '--interactive'], ['-v', '--verbose']]],
+  // `rm --interactive=never` (values `no`, `none`, abbreviated too) never prompts: what `-f` does for a rule.
+  ['rm', [['-r', '-R', '--recursive'], ['-f', '--force', '--interactive=never', '--interactive=no', '--interactive=none'], ['-d', '--dir'], ['-i', '--interactive'], ['-v', '--verbose']]],
   ['cp', [['-r', '-R', '--recursive'], ['-f', '--force']]],
   ['mv', [['-f', '--force']]],
   ['chmod', [['-R', '--recursive']]],

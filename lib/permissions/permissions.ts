@@ -6,12 +6,14 @@
  */
 import path from 'node:path'
 import { lstat } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, PermissionRuleRef, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
 import { resolveInRoot, resolveInRootSync, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
 import { shareResolution } from '../sandbox/shared_resolution.js'
 import { PermissionPolicy, type Evaluation, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
 import type { RawPermissionPolicy } from './rules.js'
+import { rootProgramLookup } from './root_programs.js'
 
 /** What an approver is asked. */
 export interface ApprovalRequest {
@@ -486,6 +488,17 @@ function pathResolver(scope: PathScope, knownRoot: () => string | undefined): Pa
       } catch {
         return false
       }
+    },
+    programs() {
+      // The PATH the bash tool passes on (its environment allow-lists the host's PATH).
+      let root = knownRoot()
+      try {
+        root ??= realpathSync(scope.rootDir)
+      } catch {
+        return undefined
+      }
+      // Without one it gets the system's folders only: nothing of the root.
+      return process.env.PATH === undefined ? undefined : rootProgramLookup(root, process.env.PATH)
     },
   }
 }

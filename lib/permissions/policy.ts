@@ -39,6 +39,12 @@ export interface PathResolver {
   resolve(input: string): ResolvedSubjectPath | undefined | Promise<ResolvedSubjectPath | undefined>
   /** Whether a root-relative path exists. */
   exists(relative: string): Promise<boolean>
+  /**
+   * For one call: a function from a bare command name to the root-relative
+   * path of the program `PATH` finds for it, when that lies inside the root
+   * (see `root_programs.ts`); `undefined` when no lookup is done.
+   */
+  programs?(): ((name: string) => string | undefined) | undefined
 }
 
 /** A call as the policy sees it. */
@@ -504,7 +510,7 @@ class Subject {
     const args = this.#call.args as { cmd?: unknown; args?: unknown } | null
     if (typeof args?.cmd !== 'string') return undefined
     const rest = Array.isArray(args.args) ? args.args.filter((a): a is string => typeof a === 'string') : []
-    this.#commands = commandSubject(args.cmd, rest)
+    this.#commands = withRootPrograms(commandSubject(args.cmd, rest), this.#paths.programs?.())
     return this.#commands
   }
 
@@ -513,6 +519,27 @@ class Subject {
     if (this.#described === null) this.#described = describeArgs(this.#call.args)
     return this.#described
   }
+}
+
+/**
+ * `subject` with each bare command name that `PATH` finds inside the root
+ * given as that path (`echo` → `node_modules/.bin/echo`): a bare allow rule
+ * then does not cover it, and as a wrapper it covers nothing.
+ */
+function withRootPrograms(subject: CommandSubject, lookup: ((name: string) => string | undefined) | undefined): CommandSubject {
+  if (lookup === undefined) return subject
+  let commands: (readonly string[])[] | undefined
+  let passThrough: boolean[] | undefined
+  for (let i = 0; i < subject.commands.length; i++) {
+    const argv = subject.commands[i]!
+    const word = argv[0]
+    if (word === undefined || word === '' || word.includes('/') || isComputedWord(word)) continue
+    const file = lookup(word)
+    if (file === undefined) continue
+    ;(commands ??= [...subject.commands])[i] = [file, ...argv.slice(1)]
+    ;(passThrough ??= [...subject.passThrough])[i] = false
+  }
+  return commands === undefined ? subject : { ...subject, commands, passThrough: passThrough! }
 }
 
 /**

@@ -36,34 +36,73 @@ function valuesOf(rest: readonly string[], names: readonly string[]): string[] {
 }
 
 /**
- * An interpreter: opaque when it is given code on the command line
- * (`codeLetters` in a short cluster, `codeLongs`), or reads its program
- * from standard input (`-`, or no program operand and no option that
- * makes it do something else). `valueLetters`: short options that take
- * the rest of the word or the next word; `valueLongs`: long options that
- * take the next word; `noProgram`: options with which no program is read.
+ * Modules that run code or commands given in their arguments or read from
+ * standard input (`python3 -m timeit -s 'import os; …'`, `-m pdb -c '!…'`,
+ * `-m code`, `-m cProfile -m …`): `python -m` one of them is opaque.
  */
-function interpreter(name: string, codeLetters: string, codeLongs: readonly string[], valueLetters: string, valueLongs: readonly string[], noProgram: readonly string[]): Unwrapper {
+export const PYTHON_CODE_MODULES: ReadonlySet<string> = new Set(['timeit', 'cProfile', 'profile', 'trace', 'pdb', 'code', 'runpy', 'idlelib', 'idle', 'asyncio', 'IPython', 'ipython', 'doctest'])
+
+/** How an interpreter reads its options (see {@link interpreter}). */
+interface InterpreterSpec {
+  /** Short options that run code given on the command line (`-e`, `-c`). */
+  readonly codeLetters: string
+  /** Long options that do. */
+  readonly codeLongs?: readonly string[]
+  /** Short options that take the rest of the word, or the next word when none is left. */
+  readonly valueLetters?: string
+  /** Long options that take the next word. */
+  readonly valueLongs?: readonly string[]
+  /** Options with which no program is read. */
+  readonly noProgram?: readonly string[]
+  /** Short options whose optional value is attached and matches the pattern; the cluster goes on after it (`perl -l0e`, `-Cae`). */
+  readonly attached?: Readonly<Record<string, RegExp>>
+  /** `-m MODULE` runs a module; these ones run code given to them. */
+  readonly codeModules?: ReadonlySet<string>
+  /** Checks a value of `-M`/`-m` (perl pastes it into `use …;`). */
+  readonly moduleValue?: (value: string) => boolean
+}
+
+/**
+ * An interpreter: opaque when it is given code on the command line
+ * (a code letter anywhere in a short cluster, as the program reads the
+ * cluster: `perl -le`, `ruby -ne`; a code long option; a module that runs
+ * code given to it), or reads its program from standard input (`-`, or no
+ * program operand and no option that makes it do something else).
+ */
+function interpreter(name: string, spec: InterpreterSpec): Unwrapper {
   const code = `\`${name}\` runs code given on the command line, which can start any program`
   const stdin = `\`${name}\` reads its program from standard input, which cannot be checked before it runs`
+  const { codeLetters, codeLongs = [], valueLetters = '', valueLongs = [], noProgram = [], attached = {}, codeModules, moduleValue } = spec
+  const module = (value: string): Payload => {
+    if (codeModules?.has(value.split('.', 1)[0]!)) return opaque(`\`${name} -m ${value}\` runs code given in its arguments or on standard input, which can start any program`)
+    return []
+  }
   return (rest) => {
     for (let i = 0; i < rest.length; i++) {
       const word = rest[i]!
       if (word === '-') return opaque(stdin)
       if (word === '--') return i + 1 < rest.length ? (rest[i + 1] === '-' ? opaque(stdin) : []) : opaque(stdin)
       if (!word.startsWith('-')) return []
-      if (noProgram.includes(word.split('=', 1)[0]!)) return []
       if (word.startsWith('--')) {
         const long = word.split('=', 1)[0]!
         if (codeLongs.includes(long)) return opaque(code)
+        if (noProgram.includes(long)) return []
         if (valueLongs.includes(long) && !word.includes('=') && !rest[i + 1]?.startsWith('-')) i++
         continue
       }
       for (let k = 1; k < word.length; k++) {
         const letter = word[k]!
         if (codeLetters.includes(letter)) return opaque(code)
+        const pattern = attached[letter]
+        if (pattern !== undefined) {
+          k += pattern.exec(word.slice(k + 1))?.[0].length ?? 0
+          continue
+        }
+        if (letter === 'm' && codeModules !== undefined) return module(k + 1 < word.length ? word.slice(k + 1) : rest[i + 1] ?? '')
         if (noProgram.includes(`-${letter}`)) return []
         if (valueLetters.includes(letter)) {
+          const value = k + 1 < word.length ? word.slice(k + 1) : rest[i + 1]?.startsWith('-') ? '' : rest[i + 1] ?? ''
+          if ((letter === 'M' || letter === 'm') && moduleValue !== undefined && !moduleValue(value)) return opaque(code)
           // A value in the next word; never one that looks like an option (perl's `-pi -e` has none).
           if (k === word.length - 1 && !rest[i + 1]?.startsWith('-')) i++
           break
@@ -206,7 +245,9 @@ function operandsOf(rest: readonly string[], takesNext: RegExp): string[] {
 function awk(rest: readonly string[]): Payload {
   const programs = valuesOf(rest, ['-e', '--source'])
   if (valuesOf(rest, ['-l', '--load']).length > 0) return opaque('`awk -l` loads an extension, which can run anything')
-  const fromFile = valuesOf(rest, ['-f', '--file', '-E', '--exec', '-i', '--include']).length > 0
+  const files = valuesOf(rest, ['-f', '--file', '-E', '--exec', '-i', '--include'])
+  if (files.some((file) => file === '-' || file.startsWith('/dev/') || file.startsWith('/proc/'))) return opaque('`awk` reads its program from standard input or a descriptor')
+  const fromFile = files.length > 0
   if (programs.length === 0 && !fromFile) {
     const operands = operandsOf(rest, /^(?:-[FvfeEilW]|--(?:field-separator|assign|file|source|exec|include|load))$/)
     if (operands[0] !== undefined) programs.push(operands[0])
@@ -306,6 +347,11 @@ function git(rest: readonly string[]): Payload {
   if (sub === 'difftool' || sub === 'mergetool') scripts('-x', '--extcmd', '--tool-cmd')
   if (sub === 'filter-branch') scripts('--env-filter', '--tree-filter', '--index-filter', '--parent-filter', '--msg-filter', '--commit-filter', '--tag-name-filter')
   if (sub === 'submodule' && after.includes('foreach')) commands.push(...splitScript(after.slice(after.indexOf('foreach') + 1).filter((word) => !word.startsWith('-')).join(' ')))
+  // `git grep -O[PAGER]` opens the matching files with PAGER; `git send-email` runs the commands and programs these options name.
+  if (sub === 'grep') scripts('-O', '--open-files-in-pager')
+  if (sub === 'send-email' && after.some((word) => /^--(?:to-cmd|cc-cmd|header-cmd|sendmail-cmd|smtp-server)\b/.test(word))) {
+    return opaque('`git send-email` runs the commands or program its --to-cmd/--cc-cmd/--header-cmd/--sendmail-cmd/--smtp-server options name')
+  }
   if (sub === 'bisect' && after[0] === 'run' && after.length > 1) commands.push(after.slice(1))
   return commands
 }
@@ -365,16 +411,30 @@ const EDITOR = (name: string) => () => opaque(`\`${name}\` runs its own commands
 
 /** The programs of this module, by name (versioned names such as `python3.12` are looked up without the version). */
 export const CODE_RUNNERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrapper>([
-  ['python', interpreter('python', 'c', [], 'mWXQ', ['--check-hash-based-pycs'], ['-m', '-V', '--version', '-h', '--help', '--help-env', '--help-xoptions', '--help-all'])],
-  ['pypy', interpreter('pypy', 'c', [], 'mWXQ', [], ['-m', '-V', '--version', '-h', '--help'])],
-  ['node', interpreter('node', 'epi', ['--eval', '--print', '--interactive'], 'rC', ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--title', '--input-type', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--watch-path', '--run'], ['--test', '--run', '-v', '--version', '-h', '--help', '--v8-options', '-c', '--check'])],
+  ['python', interpreter('python', { codeLetters: 'c', valueLetters: 'WXQ', valueLongs: ['--check-hash-based-pycs'], noProgram: ['-V', '--version', '-h', '--help', '--help-env', '--help-xoptions', '--help-all'], codeModules: PYTHON_CODE_MODULES })],
+  ['pypy', interpreter('pypy', { codeLetters: 'c', valueLetters: 'WXQ', noProgram: ['-V', '--version', '-h', '--help'], codeModules: PYTHON_CODE_MODULES })],
+  ['node', interpreter('node', { codeLetters: 'epi', codeLongs: ['--eval', '--print', '--interactive'], valueLetters: 'rC', valueLongs: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--title', '--input-type', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--watch-path', '--run'], noProgram: ['--test', '--run', '-v', '--version', '-h', '--help', '--v8-options', '-c', '--check'] })],
   ['nodejs', (rest) => CODE_RUNNERS.get('node')!(rest)],
-  ['perl', interpreter('perl', 'eE', [], '0CdDFiIlmMx', [], ['-v', '-V', '-h', '--help', '--version'])],
-  ['ruby', interpreter('ruby', 'e', [], 'CEFIKrTWx0l', ['--enable', '--disable', '--encoding', '--external-encoding', '--internal-encoding'], ['-v', '--version', '-h', '--help'])],
-  ['php', interpreter('php', 'rRBEa', [], 'cdfFzt', [], ['-v', '--version', '-h', '--help', '-m', '-i', '-l', '-s', '-f'])],
-  ['lua', interpreter('lua', 'ei', [], 'l', [], ['-v'])],
-  ['luajit', interpreter('luajit', 'ei', [], 'lbjO', [], ['-v'])],
-  ['rscript', interpreter('Rscript', 'e', [], '', [], ['--version', '--help'])],
+  // perl reads `-l`, `-0` and `-C` values from the cluster and goes on (`-le`, `-CSAe`); `-M'x;system …'` is pasted into `use x;system …;`.
+  ['perl', interpreter('perl', {
+    codeLetters: 'eE',
+    valueLetters: 'ImM',
+    noProgram: ['-v', '-V', '-h', '--help', '--version'],
+    attached: { l: /^[0-7]*/, '0': /^(?:x[0-9a-fA-F]*|[0-7]*)/, C: /^(?:[0-9]+|[IOEioDSAaL]*)/, F: /^.*/, d: /^.*/, D: /^.*/, i: /^.*/, x: /^.*/ },
+    moduleValue: (value) => /^-?[A-Za-z_][\w:]*(?:=[\w:,.\-]*)?$/.test(value),
+  })],
+  // ruby's `-l`, `-a`, `-n`, `-p` are flags; `-W`, `-T`, `-0`, `-K`, `-x`, `-F` take only an attached value.
+  ['ruby', interpreter('ruby', {
+    codeLetters: 'e',
+    valueLetters: 'CEIr',
+    valueLongs: ['--enable', '--disable', '--encoding', '--external-encoding', '--internal-encoding'],
+    noProgram: ['-v', '--version', '-h', '--help'],
+    attached: { W: /^(?:[0-2]|:[\w-]+)?/, T: /^[0-9]*/, '0': /^[0-7]*/, K: /^./, x: /^.*/, F: /^.*/ },
+  })],
+  ['php', interpreter('php', { codeLetters: 'rRBEa', valueLetters: 'cdfFzt', noProgram: ['-v', '--version', '-h', '--help', '-m', '-i', '-l', '-s', '-f'] })],
+  ['lua', interpreter('lua', { codeLetters: 'ei', valueLetters: 'l', noProgram: ['-v'] })],
+  ['luajit', interpreter('luajit', { codeLetters: 'ei', valueLetters: 'lbjO', noProgram: ['-v'] })],
+  ['rscript', interpreter('Rscript', { codeLetters: 'e', noProgram: ['--version', '--help'] })],
   ['deno', (rest) => (rest.some((word) => word === 'eval' || word === 'repl') ? opaque('`deno eval` runs code given on the command line') : [])],
   ['sed', sed],
   ...['awk', 'gawk', 'mawk', 'nawk'].map((name): [string, Unwrapper] => [name, awk]),
@@ -386,6 +446,17 @@ export const CODE_RUNNERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwr
   ['scp', ssh('scp')],
   ['sftp', ssh('sftp')],
   ['rsync', rsync],
+  // sort: `--compress-program=PROG` (or an abbreviation, `--compress-prog`) runs PROG.
+  ['sort', (rest) => {
+    const commands: string[][] = []
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i]!
+      if (word === '--') break
+      const long = word.split('=', 1)[0]!
+      if (long.length >= 5 && '--compress-program'.startsWith(long)) commands.push(...splitScript(word.includes('=') ? word.slice(long.length + 1) : rest[++i] ?? ''))
+    }
+    return commands
+  }],
   ['zip', (rest) => valuesOf(rest, ['-TT', '--unzip-command']).flatMap((value) => splitScript(value))],
   ...['vi', 'vim', 'nvim', 'gvim', 'view', 'vimdiff', 'ex', 'emacs', 'emacsclient', 'ed'].map((name): [string, Unwrapper] => [name, EDITOR(name)]),
   // less and man: a terminal is needed for their `!` escapes (bash's commands have none), but options name commands too.

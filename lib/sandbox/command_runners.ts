@@ -201,6 +201,28 @@ function valgrind(rest: readonly string[]): Payload {
   return i < rest.length ? [rest.slice(i)] : []
 }
 
+/** `capsh … -- ARGS…` hands ARGS to `/bin/bash` (or to `--shell=PROG`); `==` runs capsh again with the rest. */
+function capsh(rest: readonly string[]): Payload {
+  if (rest.some((word) => word.startsWith('--shell') || word === '==')) return opaque('`capsh --shell`/`==` runs a program of its choice with the arguments that follow')
+  const at = rest.indexOf('--')
+  return at === -1 ? [] : [['bash', ...rest.slice(at + 1)]]
+}
+
+/** `sg GROUP [-c] COMMAND`: the command, one word, runs through `/bin/sh -c`; without one, a shell. */
+function sg(rest: readonly string[]): Payload {
+  const operands = rest[0] === '-' ? rest.slice(1) : rest
+  if (operands.length < 2) return opaque(`\`sg\` ${SHELL_FROM_STDIN}`)
+  const script = operands[1] === '-c' ? operands.slice(2).join(' ') : operands.slice(1).join(' ')
+  return splitScript(script)
+}
+
+/** `runcon CONTEXT CMD…`, or `runcon [-c] [-u USER] [-r ROLE] [-t TYPE] [-l RANGE] CMD…` (no CONTEXT then). */
+const RUNCON: OptionSpec = { shorts: 'cu:r:t:l:hV', longs: { ...INFO, compute: 0, ...valued('user', 'role', 'type', 'range') } }
+const runcon = withOptions('runcon', RUNCON, (read) => {
+  const command = read.operands.slice(hasOption(read, '-u', '-r', '-t', '-l', '--user', '--role', '--type', '--range') ? 0 : 1)
+  return command.length === 0 ? [] : [command]
+})
+
 /**
  * The wrappers read with their options, by name (see the module comment).
  * `network_wrappers.ts` adds the shells, `env`, `find`, `xargs`, the
@@ -231,6 +253,14 @@ export const RUNNERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwrapper
   ['setpriv', runs('setpriv', SETPRIV)],
   ['prlimit', unlessActingOnProcess('prlimit', PRLIMIT, 0, ['-p', '--pid'])],
   ['flock', flock],
+  ['capsh', capsh],
+  ['sg', sg],
+  ['newgrp', () => opaque(`\`newgrp\` ${SHELL_FROM_STDIN}`)],
+  ['runcon', runcon],
+  // Builtins that run history lines or key bindings, or load code: `fc -l` only lists.
+  ['fc', (rest) => (rest[0]?.startsWith('-l') ? [] : opaque('`fc` runs commands from the history, which the kit cannot see'))],
+  ['bind', (rest) => (rest.some((word) => /^-[A-Za-z]*x/.test(word)) ? opaque('`bind -x` binds a key to a command') : [])],
+  ['enable', (rest) => (rest.some((word) => /^-[A-Za-z]*f/.test(word)) ? opaque('`enable -f` loads a builtin from a shared library, which can do anything') : [])],
   ['sudo', sudo],
   ['sudoedit', () => opaque('`sudoedit` edits files with an editor the environment names')],
   ['doas', withOptions('doas', { shorts: 'C:Lnsu:', longs: {} }, (read) => (read.operands.length > 0 ? [read.operands] : hasOption(read, '-s') ? opaque(`\`doas\` ${SHELL_FROM_STDIN}`) : []))],

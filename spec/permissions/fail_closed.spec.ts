@@ -47,9 +47,28 @@ const REVIEW: readonly Call[] = [
   bash("mapfile -C 'rm -rf v;:' -c 1 < notes.txt"),
 ]
 
+/**
+ * The second review's spellings that really run `rm -rf v`: arithmetic on a
+ * variable's value, a code option inside a cluster, a module that runs
+ * code, runners the table lacked, and `--interactive=never` for `-f`.
+ */
+const REVIEW2: readonly Call[] = [
+  bash("x='a[$(rm -rf v)]'; echo $((x))"),
+  bash("x='a[$(rm -rf v)]'; [[ $x -eq 0 ]]"),
+  bash("declare -i n; n='a[$(rm -rf v)]'"),
+  bash("read -r x <<< 'a[$(rm -rf v)]'; (( x ))"),
+  argv('perl', '-le', 'system "rm -rf v"'),
+  argv('python3', '-m', 'timeit', '-n1', '-r1', '-s', 'import os; os.system("rm -rf v")'),
+  argv('capsh', '--', '-c', 'rm -rf v'),
+  argv('sg', 'root', '-c', 'rm -rf v'),
+  argv('sg', 'root', 'rm -rf v'),
+  bash('rm -r --interactive=never v'),
+]
+
 describe('a program that runs a command given in its arguments never gets `rm -rf` past `deny rm -rf`', () => {
   it.each<[string, Call]>([
     ...REVIEW.map((call): [string, Call] => [[call.cmd, ...call.args].join(' '), call]),
+    ...REVIEW2.map((call): [string, Call] => [[call.cmd, ...call.args].join(' '), call]),
     ...[
       'setpriv --reuid 0 --clear-groups rm -rf v',
       'prlimit -n100 --as=1000000 rm -rf v',
@@ -167,6 +186,43 @@ describe('a program that runs a command given in its arguments never gets `rm -r
       'softlimit -m 1000000 rm -rf v',
       'setarch x86_64 -R rm -rf v',
       'linux64 rm -rf v',
+      // Arithmetic on values the script does not show.
+      "let 'a[$(rm -rf v)]'",
+      "(( 'a[$(rm -rf v)]' ))",
+      'x=$1; echo $[x]',
+      'for ((i = n; i < 1; i++)); do :; done',
+      'typeset -i n; n=$1',
+      'local -ri n=$1',
+      'a[$1]=1',
+      "sh -c 'echo $((y))'",
+      '[[ -n $y && $y -lt 3 ]]',
+      // Code options inside clusters, and modules that run the code they are given.
+      "perl -ne 'system \"rm -rf v\"' notes.txt",
+      "perl -Mstrict -lane 'system \"rm -rf v\"'",
+      "perl -CSAe 'system \"rm -rf v\"'",
+      "perl '-Mstrict;system \"rm -rf v\"' notes.pl",
+      "ruby -le 'system \"rm -rf v\"'",
+      "node -p 'require(\"child_process\").execSync(\"rm -rf v\")'",
+      "/usr/bin/python3 -m timeit -s 'import os; os.system(\"rm -rf v\")'",
+      "python3 -Im cProfile -m timeit 'import os'",
+      "python3 -m pdb -c '!import os' x.py",
+      'python3 -m code',
+      // Runners the table lacked.
+      'runcon u:r:t:s0 rm -rf v',
+      'runcon -t t rm -rf v',
+      "git grep -O'rm -rf v' -e x",
+      "git grep --open-files-in-pager='rm -rf v' x",
+      "git send-email --to-cmd='rm -rf v' x.patch",
+      "git send-email --sendmail-cmd='rm -rf v' x.patch",
+      "git difftool --extcmd='rm -rf v' HEAD",
+      "sort --compress-program='rm -rf v' notes.txt",
+      "awk -f /dev/stdin notes.txt",
+      "bind -x '\"a\":rm -rf v'",
+      'fc -s rm',
+      'enable -f ./x.so x',
+      // Other spellings of -f.
+      'rm -R --inter=n v',
+      'rm --recursive --interactive=none v',
     ].map((script): [string, Call] => [script, bash(script)]),
   ])('%s', async (_name, call) => {
     expect(await decide(open, call)).toBe('deny')
@@ -215,6 +271,22 @@ describe('ordinary commands keep their decisions', () => {
   ])('%s → allow', async (_name, call) => {
     expect(await decide(strict, call)).toBe('allow')
   })
+  it.each<[string, Call]>([
+    ['echo $((1+2))', bash('echo $((1+2))')],
+    ['(( 3 > 2 )) && echo ok', bash('(( 3 > 2 )) && echo ok')],
+    ['[[ "$a" == x ]]', bash('[[ "$a" == x ]] && echo ok')],
+    ['perl script.pl', argv('perl', 'script.pl')],
+    ['perl -Mstrict -w script.pl', argv('perl', '-Mstrict', '-w', 'script.pl')],
+    ['python3 script.py', argv('python3', 'script.py')],
+    ['python3 -m pytest -q', argv('python3', '-m', 'pytest', '-q')],
+    ['node x.js', argv('node', 'x.js')],
+    ['ruby -w x.rb', argv('ruby', '-w', 'x.rb')],
+    ['rm -r --interactive=always v', bash('rm -r --interactive=always v')],
+    ['git grep -n x', argv('git', 'grep', '-n', 'x')],
+    ['sort -u notes.txt', argv('sort', '-u', 'notes.txt')],
+  ])('under allow every call + deny rm -rf: %s → allow', async (_name, call) => {
+    expect(await decide(open, call)).toBe('allow')
+  })
   it('under a rule that allows every call, so does a program running code of its own when no deny or ask rule is there to dodge', async () => {
     const all = new Permissions({ root, policy: { rules: [{ tool: 'bash', decision: 'allow' }] } })
     expect(await decide(all, bash("python3 -c 'print(1)'"))).toBe('allow')
@@ -248,6 +320,41 @@ describe('a command named by a path matches only an allow rule written with that
   it('a deny rule still catches every spelling of the program', async () => {
     expect(await decide(open, argv('./rm', '-rf', 'v'))).toBe('deny')
     expect(await decide(open, argv(`${root}/bin/rm`, '-rf', 'v'))).toBe('deny')
+  })
+})
+
+describe('a bare name that PATH finds inside the root is judged as that file', () => {
+  const dir = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-in-root-')))
+  const bin = path.join(dir, 'node_modules', '.bin')
+  fs.mkdirSync(bin, { recursive: true })
+  const policy = (commands: string[], decision: 'allow' | 'deny') => new Permissions({ root: dir, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands }, decision }] } })
+  const withPath = async (run: () => Promise<void>): Promise<void> => {
+    // As `npm run` starts the kit: the root's node_modules/.bin first on PATH.
+    const saved = process.env.PATH
+    process.env.PATH = `${bin}:${saved ?? ''}`
+    try {
+      await run()
+    } finally {
+      process.env.PATH = saved
+    }
+  }
+  it('allow echo stops covering echo once node_modules/.bin/echo exists; deny and path rules still match', async () => {
+    await withPath(async () => {
+      const allowEcho = policy(['echo'], 'allow')
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow') // nothing there yet: PATH finds the system's echo
+      fs.writeFileSync(path.join(bin, 'echo'), '#!/bin/sh\necho script-ran\n')
+      fs.chmodSync(path.join(bin, 'echo'), 0o755)
+      try {
+        expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+        expect(await decide(allowEcho, argv('env', 'echo', 'hi'))).toBe('ask')
+        expect(await decide(allowEcho, bash('echo hi'))).toBe('ask')
+        expect(await decide(allowEcho, argv('/usr/bin/echo', 'hi'))).toBe('allow')
+        expect(await decide(policy(['echo'], 'deny'), argv('echo', 'hi'))).toBe('deny')
+        expect(await decide(policy(['node_modules/.bin/echo'], 'allow'), argv('echo', 'hi'))).toBe('allow')
+      } finally {
+        fs.rmSync(path.join(bin, 'echo'))
+      }
+    })
   })
 })
 
@@ -341,7 +448,7 @@ describe('random nestings of wrappers around rm -rf v are never allowed', () => 
 
 // Shows the table above is about real bypasses: each spelling, run by the real programs, removes `v`.
 describe('the review spellings really run rm -rf v (real processes)', () => {
-  const tools = ['setpriv', 'prlimit', 'gdb', 'script', 'tar', 'bash']
+  const tools = ['setpriv', 'prlimit', 'gdb', 'script', 'tar', 'bash', 'perl', 'python3', 'capsh', 'sg']
   const missing = tools.filter((tool) => {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' })
@@ -350,12 +457,13 @@ describe('the review spellings really run rm -rf v (real processes)', () => {
       return true
     }
   })
-  it.each(REVIEW.map((call) => [[call.cmd, ...call.args].join(' '), call] as const))('%s', (_name, call) => {
+  it.each([...REVIEW, ...REVIEW2].map((call) => [[call.cmd, ...call.args].join(' '), call] as const))('%s', (_name, call) => {
     if (missing.includes(call.cmd)) return // not installed here: nothing to show (CI installs them)
     const dir = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-bypass-')))
     fs.mkdirSync(path.join(dir, 'v'))
     fs.writeFileSync(path.join(dir, 'v', 'f'), 'x')
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'line\n')
+    fs.chmodSync(path.join(dir, 'v', 'f'), 0o444) // write-protected: rm -r without -f would prompt, not remove
     try {
       execFileSync(call.cmd, call.args, { cwd: dir, stdio: 'ignore', timeout: 60_000 })
     } catch {
