@@ -268,7 +268,7 @@ const rawToolSchema = validator
       .custom((value, helpers) => (Registry.isRegistry(value) || isPlainObject(value) ? value : helpers.error('any.invalid')))
       .rule({ message: { 'any.invalid': '"meta" must be a Registry or a plain object' } }),
     ephemeral: validator.boolean().default(false),
-    // Removed (issue 12): stored and never read by anything. Refused by name
+    // Removed: stored and never read by anything. Refused by name
     // rather than ignored, so nobody relies on a guarantee that does not exist.
     trusted: forbiddenOption('"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it'),
     onCollision: validator.string().valid('throw', 'replace', 'keep').default('throw'),

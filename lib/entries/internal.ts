@@ -1,6 +1,6 @@
 /**
  * `toolsmith/internal`: helpers the package uses between its layers. They
- * were reachable from the root before issue 12 and stay importable here for
+ * were once reachable from the root and stay importable here for
  * code that already depends on them, with no stability promise: they may
  * change in any release.
  *

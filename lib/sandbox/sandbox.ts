@@ -389,7 +389,7 @@ const optionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = val
         validator.string().pattern(/^[^\0]*$/, 'no NUL bytes'),
       )
       .default({}),
-    // Removed (issue 12): it was stored and never read. Refused by name so a
+    // Removed: it was stored and never read. Refused by name so a
     // caller who relied on it learns where spooling is configured.
     spoolStore: forbiddenOption('{#label} is not a Sandbox option (it never had an effect): pass spoolStore to TurnRunner'),
     isolation: validator
