@@ -98,6 +98,30 @@ export interface GatedToolCall {
   readonly args: unknown
   /** What events record instead of the args (`redact(args)` when the tool has one). */
   readonly loggedArgs: unknown
+  /** The provider's id of the call, when the surface has one (the runner's and the AI SDK's `toolCallId`, MCP's request id). */
+  readonly toolCallId?: string | undefined
+  /**
+   * What the gate decided about this run, recorded on the call by the gate
+   * before it returns or throws. The call pipeline writes it into the call's
+   * journal row and span, and the handler of this run (which receives this
+   * same object as its call info) reads what the gate judged from it.
+   */
+  verdict?: GateVerdict | undefined
+}
+
+/**
+ * A permission gate's decision about one run of a call, carried by the call
+ * itself from the gate to the pipeline (journal row, span) and the handler.
+ */
+export interface GateVerdict {
+  /** The decision, exactly as the `permissionDecision` event reported it. */
+  readonly decision: PermissionDecisionEvent
+  /**
+   * What the gate judged, by argument name (e.g. a path's resolution): the
+   * handler of this run acts on exactly that or refuses. Opaque to core: the
+   * gate and the tools that read it agree on its shape.
+   */
+  readonly judged?: ReadonlyMap<string, object> | undefined
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   type ObjectSchema,
 } from '../validation.js'
 import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
-import type { DispatchContext, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
+import type { DispatchContext, GateVerdict, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 
@@ -55,6 +55,10 @@ export interface ToolCallInfo {
   readonly toolName: string
   /** The context's abort signal: stop work when it fires. */
   readonly signal: AbortSignal
+  /** The provider's id of the call, when the surface has one. */
+  readonly toolCallId?: string | undefined
+  /** What the permission gate decided about this run (and judged, e.g. a resolved path), when a gate ran. */
+  readonly verdict?: GateVerdict | undefined
 }
 
 /**
@@ -682,6 +686,9 @@ class CallInfo implements ToolCallInfo, GatedToolCall {
   readonly callId!: string
   readonly toolName: string
   readonly signal: AbortSignal
+  readonly toolCallId?: string | undefined
+  /** Set by the permission gate (see {@link GatedToolCall.verdict}). */
+  verdict?: GateVerdict | undefined
   readonly #prepared: Prepared<any>
 
   constructor(prepared: Prepared<any>, signal: AbortSignal) {

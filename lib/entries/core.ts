@@ -114,6 +114,7 @@ export {
   type DispatchEvents,
   type DispatchListener,
   type GatedToolCall,
+  type GateVerdict,
   type NetworkRequestEvent,
   type ObservableDispatchContext,
   type PermissionDecisionEvent,
