@@ -291,7 +291,7 @@ export class Permissions implements ToolCallGate {
       }
       if (typeof toolCallId === 'string') event.toolCallId = toolCallId
       if (reason !== undefined) event.reason = reason
-      this.#report(ctx, event)
+      this.#report(call, ctx, event)
       return
     }
     return this.#refuseOrAsk(call, ctx, verdict, started, toolCallId)
@@ -300,7 +300,7 @@ export class Permissions implements ToolCallGate {
   async #refuseOrAsk(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, started: number, toolCallId: unknown): Promise<void> {
     const reason = verdict.rule?.reason
     if (verdict.decision === 'deny') {
-      this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
+      this.#report(call, ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
       throw denial(call.toolName, verdict, 'policy', undefined, `${describeRule(verdict)} denies it${reason ? `: ${reason}` : ''}`)
     }
     const key = verdict.rule?.index ?? -1
@@ -310,17 +310,17 @@ export class Permissions implements ToolCallGate {
     const remembered = this.#memory.get(key)
     if (remembered !== undefined && !(hardLinked && remembered.decision === 'allow')) {
       const note = remembered.note
-      this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
+      this.#report(call, ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
       if (remembered.decision === 'allow') return shareJudged(call, verdict, false)
       throw denial(call.toolName, verdict, 'remembered', note, `${describeRule(verdict)} asks for approval, and ${remembered.approver} declined calls like this earlier in the turn${note ? `: ${note}` : ''}`)
     }
     if (this.#approve === undefined) {
-      this.#report(ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'none', latencyMs: performance.now() - started })
+      this.#report(call, ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'none', latencyMs: performance.now() - started })
       throw denial(call.toolName, verdict, 'none', undefined, `${describeRule(verdict)} asks for approval${reason ? ` (${reason})` : ''}, and no approver is configured to ask, so it is denied`)
     }
     const answer = await this.#ask(call, ctx, verdict, typeof toolCallId === 'string' ? toolCallId : undefined)
     if (answer.remember) this.#memory.set(key, { decision: answer.decision, note: answer.note, approver: answer.approver })
-    this.#report(ctx, {
+    this.#report(call, ctx, {
       ...baseEvent(call, ctx, verdict, toolCallId),
       decision: answer.decision,
       approver: answer.approver,
@@ -363,7 +363,9 @@ export class Permissions implements ToolCallGate {
     return { decision: 'deny', approver: this.#approverName, note: 'the approver gave no answer (expected allow or deny)' }
   }
 
-  #report(ctx: DispatchContext, event: PermissionDecisionEvent): void {
+  #report(call: GatedToolCall, ctx: DispatchContext, event: PermissionDecisionEvent): void {
+    // The decision travels on the call: the pipeline records it with the call.
+    call.verdict = { decision: event }
     if (ctx.emitPermissionDecision !== undefined) this.#tell(ctx, ctx.emitPermissionDecision, event)
     if (this.#shared.onDecision !== undefined) this.#tell(ctx, this.#shared.onDecision, event)
   }
