@@ -26,144 +26,45 @@ import { PendingCallId, callIdOf, pendingCallIdOf, unrepresentableArgs } from '.
 import type { DispatchContext } from './dispatch_context.js'
 import { failCall, runCall, type CallStarter } from './pipeline/call_pipeline.js'
 import { CallInfo, Prepared, emitEnd, startEvent, warnListenerError } from './prepared_call.js'
-import type { PreparedCall, PreparedExecutor, ToolHandler, ToolReconciler, ToolResult, ValidCall } from './tool_types.js'
+import type {
+  ArtifactConstructorResolver,
+  CollisionPolicy,
+  PreparedCall,
+  PreparedExecutor,
+  RawTool,
+  ToolDescription,
+  ToolHandler,
+  ToolReconciler,
+  ToolResult,
+  ValidCall,
+} from './tool_types.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
+import { rawToolSchema } from './tool_schema.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
 export { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
 
-/** Returns the artifact class lazily, so `tool.ts` never imports artifact code. */
-export type ArtifactConstructorResolver<A extends SpooledArtifactLike = SpooledArtifactLike> = () => ArtifactClass<A>
-
-/** What to do when a tool's name is already taken while merging registries. */
-export type CollisionPolicy = 'throw' | 'replace' | 'keep'
-
-/**
- * The input of `new Tool(raw)`.
- *
- * @typeParam A - The artifact class that wraps this tool's output.
- * @typeParam Args - The validated argument type.
- */
-export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
-  /** `^[a-zA-Z0-9_-]{1,64}$`: legal for every major provider as is. */
-  name: string
-  /** What the model reads to decide when to call the tool. */
-  description: string
-  /** A joi object schema; annotate it (`.description()`, `.example()`…) once for validation and providers alike. */
-  inputSchema: ObjectSchema<Args>
-  /** The implementation; private to the tool, run only through `executor(ctx)`. */
-  handler: ToolHandler<Args>
-  /** The artifact class for this tool's results, as a thunk. */
-  artifactConstructor?: ArtifactConstructorResolver<A>
-  /** Free-form metadata; a plain object is turned into a {@link Registry}. */
-  meta?: Registry | Record<string, unknown>
-  /**
-   * Whether the tool lives for one turn only (`ToolRegistry.pruneEphemeral` removes it).
-   *
-   * @defaultValue false
-   */
-  ephemeral?: boolean
-  /**
-   * What `ToolRegistry.merge` does when another tool has the same name.
-   *
-   * @defaultValue 'throw'
-   */
-  onCollision?: CollisionPolicy
-  /**
-   * Whether the tool changes state outside itself.
-   *
-   * @defaultValue false
-   */
-  sideEffect?: boolean
-  /**
-   * Whether running it twice with the same args is safe.
-   *
-   * @defaultValue `!sideEffect`
-   */
-  idempotent?: boolean
-  /** What events, logs and journals record instead of the args (e.g. a hash of file content). */
-  redact?: (args: Args) => unknown
-  /**
-   * For `sideEffect: true, idempotent: false` tools run with a claiming
-   * journal: when an earlier run of the same call was claimed but never
-   * finished (its worker crashed), check the world and answer whether the
-   * effect happened, instead of failing with `TOOL_OUTCOME_UNKNOWN`.
-   */
-  reconcile?: ToolReconciler<Args>
-}
-
 export type {
+  ArtifactConstructorResolver,
+  CollisionPolicy,
   InvalidCall,
   PreparedCall,
   PreparedExecutor,
+  RawTool,
   ReconcileAnswer,
   ReconcileApplied,
   ReconcileInfo,
   ReconcileNotApplied,
   ToolCallInfo,
+  ToolDescription,
   ToolExecutor,
   ToolHandler,
   ToolReconciler,
   ToolResult,
   ValidCall,
 } from './tool_types.js'
-
-/** The plain-JSON snapshot `tool.describe()` returns. */
-export interface ToolDescription {
-  /** The tool's name. */
-  name: string
-  /** The tool's description. */
-  description: string
-  /** joi's `describe()` of the input schema: rebuild it with `validator.build()`. */
-  inputSchema: Description
-  /** Whether the tool changes state outside itself. */
-  sideEffect: boolean
-  /** Whether running it twice with the same args is safe. */
-  idempotent: boolean
-}
-
-const rawToolSchema = validator
-  .object<RawTool & { trusted?: never }>({
-    name: validator
-      .string()
-      .pattern(/^[a-zA-Z0-9_-]{1,64}$/)
-      .rule({ message: { 'string.pattern.base': '"name" must be 1 to 64 letters, digits, "_" or "-" (got {#value})' } })
-      .required(),
-    description: validator.string().allow('').required(),
-    inputSchema: validator
-      .any()
-      .required()
-      .custom((value, helpers) =>
-        validator.isSchema(value) && (value as { type?: string }).type === 'object' ? value : helpers.error('any.invalid'),
-      )
-      .rule({ message: { 'any.invalid': '"inputSchema" must be a joi object schema' } }),
-    handler: validator.func().required(),
-    artifactConstructor: validator
-      .func()
-      .custom((value: (...args: unknown[]) => unknown, helpers) => (isClass(value) ? helpers.error('any.class') : value))
-      .rule({
-        message: {
-          'any.class':
-            '"artifactConstructor" must be a thunk returning the artifact class: pass () => {#value.name}, not {#value.name} itself',
-        },
-      }),
-    meta: validator
-      .any()
-      .custom((value, helpers) => (Registry.isRegistry(value) || isPlainObject(value) ? value : helpers.error('any.invalid')))
-      .rule({ message: { 'any.invalid': '"meta" must be a Registry or a plain object' } }),
-    ephemeral: validator.boolean().default(false),
-    // Removed: stored and never read by anything. Refused by name
-    // rather than ignored, so nobody relies on a guarantee that does not exist.
-    trusted: forbiddenOption('"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it'),
-    onCollision: validator.string().valid('throw', 'replace', 'keep').default('throw'),
-    sideEffect: validator.boolean().default(false),
-    idempotent: validator.boolean(),
-    redact: validator.func(),
-    reconcile: validator.func(),
-  })
-  .unknown(false) as unknown as ObjectSchema<RawTool>
 
 const warnedNames = new Set<string>()
 
@@ -516,15 +417,4 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     return this.#handler(prepared.args, ctx, this.meta, info)
   }
-}
-
-/**
- * Whether a function is a class rather than a thunk. A native `class` cannot
- * be called (its source starts with `class`); a transpiled one is told apart
- * by a prototype carrying the artifact brand.
- */
-function isClass(fn: (...args: unknown[]) => unknown): boolean {
-  if (/^class[\s{]/.test(Function.prototype.toString.call(fn))) return true
-  const proto = (fn as { prototype?: unknown }).prototype
-  return isSpooledArtifact(proto)
 }

@@ -5,7 +5,9 @@
  *
  * @module
  */
+import type { ArtifactClass, SpooledArtifactLike } from '../contracts/artifact.js'
 import type { ToolResult } from '../contracts/tool_result.js'
+import type { Description, ObjectSchema } from '../validation.js'
 import type { E_INVALID_TOOL_ARGS } from '../exceptions.js'
 import type { DispatchContext, GateVerdict } from './dispatch_context.js'
 import type { Registry } from './registry.js'
@@ -137,4 +139,79 @@ export interface PreparedExecutor extends ToolExecutor {
    *   an object `prepare` did not return.
    */
   run(prepared: PreparedCall): Promise<ToolResult>
+}
+
+/** Returns the artifact class lazily, so `tool.ts` never imports artifact code. */
+export type ArtifactConstructorResolver<A extends SpooledArtifactLike = SpooledArtifactLike> = () => ArtifactClass<A>
+
+/** What to do when a tool's name is already taken while merging registries. */
+export type CollisionPolicy = 'throw' | 'replace' | 'keep'
+
+/**
+ * The input of `new Tool(raw)`.
+ *
+ * @typeParam A - The artifact class that wraps this tool's output.
+ * @typeParam Args - The validated argument type.
+ */
+export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
+  /** `^[a-zA-Z0-9_-]{1,64}$`: legal for every major provider as is. */
+  name: string
+  /** What the model reads to decide when to call the tool. */
+  description: string
+  /** A joi object schema; annotate it (`.description()`, `.example()`…) once for validation and providers alike. */
+  inputSchema: ObjectSchema<Args>
+  /** The implementation; private to the tool, run only through `executor(ctx)`. */
+  handler: ToolHandler<Args>
+  /** The artifact class for this tool's results, as a thunk. */
+  artifactConstructor?: ArtifactConstructorResolver<A>
+  /** Free-form metadata; a plain object is turned into a {@link Registry}. */
+  meta?: Registry | Record<string, unknown>
+  /**
+   * Whether the tool lives for one turn only (`ToolRegistry.pruneEphemeral` removes it).
+   *
+   * @defaultValue false
+   */
+  ephemeral?: boolean
+  /**
+   * What `ToolRegistry.merge` does when another tool has the same name.
+   *
+   * @defaultValue 'throw'
+   */
+  onCollision?: CollisionPolicy
+  /**
+   * Whether the tool changes state outside itself.
+   *
+   * @defaultValue false
+   */
+  sideEffect?: boolean
+  /**
+   * Whether running it twice with the same args is safe.
+   *
+   * @defaultValue `!sideEffect`
+   */
+  idempotent?: boolean
+  /** What events, logs and journals record instead of the args (e.g. a hash of file content). */
+  redact?: (args: Args) => unknown
+  /**
+   * For `sideEffect: true, idempotent: false` tools run with a claiming
+   * journal: when an earlier run of the same call was claimed but never
+   * finished (its worker crashed), check the world and answer whether the
+   * effect happened, instead of failing with `TOOL_OUTCOME_UNKNOWN`.
+   */
+  reconcile?: ToolReconciler<Args>
+}
+
+
+/** The plain-JSON snapshot `tool.describe()` returns. */
+export interface ToolDescription {
+  /** The tool's name. */
+  name: string
+  /** The tool's description. */
+  description: string
+  /** joi's `describe()` of the input schema: rebuild it with `validator.build()`. */
+  inputSchema: Description
+  /** Whether the tool changes state outside itself. */
+  sideEffect: boolean
+  /** Whether running it twice with the same args is safe. */
+  idempotent: boolean
 }
