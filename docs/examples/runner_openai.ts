@@ -5,7 +5,7 @@
  *
  *   npx tsx docs/examples/runner_openai.ts
  */
-import { TurnRunner, defineTool, openAIChatModel, validator, type OpenAIChatRequestBody } from '../../lib/index.js'
+import { TurnRunner, defineTool, openAIChatModel, validator, type OpenAIChatRequestBody } from 'toolsmith'
 
 const weather = defineTool({
   name: 'weather',

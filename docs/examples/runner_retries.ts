@@ -8,7 +8,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { JsonlJournal, TurnRunner, defineTool, scriptedModel, validator } from '../../lib/index.js'
+import { JsonlJournal, TurnRunner, defineTool, scriptedModel, validator } from 'toolsmith'
 
 const chargeCard = defineTool({
   name: 'charge_card',

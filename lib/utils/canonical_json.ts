@@ -47,7 +47,7 @@ export function canonicalStringify(value: unknown): string {
  * Strings at least this long are left out of the text by
  * {@link canonicalStringifyDeferring}: below it, `JSON.stringify` of the
  * string costs less than setting up the streaming hash (measured:
- * docs/performance.md, "callId").
+ * CHANGELOG.md, "Performance history", callId).
  *
  * @internal
  */
