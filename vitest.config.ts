@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A worker that dies mid-file (SIGKILL, OOM killer, a stray group kill)
+    // must fail the run and name the file, not drop its tests from the counts.
+    reporters: ['default', './spec/support/lost_worker_reporter.ts'],
   },
 })

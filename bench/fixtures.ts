@@ -43,7 +43,7 @@ function sourceText(rand: () => number, bytes: number, needleEvery: number): str
     lines.push(line)
     size += line.length + 1
   }
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }
 
 /** Shape of the grep tree. */
@@ -81,8 +81,8 @@ export function numberedText(lines: number, width: number): string {
   const rand = random(7)
   for (let i = 0; i < lines; i++) {
     let line = `line ${String(i).padStart(6, '0')}:`
-    while (line.length < width - 1) line += ' ' + WORDS[Math.floor(rand() * WORDS.length)]
+    while (line.length < width - 1) line += ` ${WORDS[Math.floor(rand() * WORDS.length)]}`
     out.push(line.slice(0, width - 1))
   }
-  return out.join('\n') + '\n'
+  return `${out.join('\n')}\n`
 }

@@ -74,9 +74,9 @@ export function textTable(rows: readonly Row[]): string {
 
 /** The table as GitHub markdown, notes as a list. */
 export function markdownTable(rows: readonly Row[]): string {
-  const escape = (c: string) => c.replace(/\|/g, '\\|')
+  const escapePipes = (c: string) => c.replace(/\|/g, '\\|')
   const head = `| ${HEADERS.join(' | ')} |`
   const rule = `|${HEADERS.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`
-  const body = rows.map((row) => `| ${cells(row).map(escape).join(' | ')} |`)
+  const body = rows.map((row) => `| ${cells(row).map(escapePipes).join(' | ')} |`)
   return [head, rule, ...body, '', ...notes(rows).map((n) => `- ${n}`)].join('\n')
 }

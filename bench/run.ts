@@ -78,11 +78,11 @@ async function main(): Promise<void> {
   const results = { mode, date: new Date().toISOString(), durationSeconds: seconds, machine, rows, ...(only ? { only: [...only] } : {}) }
   mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true })
   if (only) {
-    writeFileSync(path.join(ROOT, 'bench/results/partial.json'), JSON.stringify(results, null, 2) + '\n')
+    writeFileSync(path.join(ROOT, 'bench/results/partial.json'), `${JSON.stringify(results, null, 2)}\n`)
     config.log('wrote bench/results/partial.json (a run of some figures leaves latest.json and docs/performance.* as they were)')
     return
   }
-  writeFileSync(path.join(ROOT, 'bench/results/latest.json'), JSON.stringify(results, null, 2) + '\n')
+  writeFileSync(path.join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
   mkdirSync(path.join(ROOT, 'docs'), { recursive: true })
   writeFileSync(path.join(ROOT, 'docs/performance.svg'), renderChart(rows, machine, `${mode} run, ${results.date.slice(0, 10)}`))
   updatePerformanceDoc(

@@ -142,9 +142,9 @@ export const mcpSoakFigure: Figure = {
     const calls = config.quick ? 200_000 : 1_000_000
     // One sample per arm: a sample is already a minute of steady state in its own process.
     const baseline = await inSoakChild('baseline', calls)
-    config.log(`mcp-soak baseline: ${baseline.ms.toFixed(0)} ms, RSS ${baseline.rssMB!.toFixed(1)} MiB, heap ${baseline['heapMB']!.toFixed(1)} MiB`)
+    config.log(`mcp-soak baseline: ${baseline.ms.toFixed(0)} ms, RSS ${baseline.rssMB!.toFixed(1)} MiB, heap ${baseline.heapMB!.toFixed(1)} MiB`)
     const subject = await inSoakChild('subject', calls)
-    config.log(`mcp-soak subject: ${subject.ms.toFixed(0)} ms, RSS ${subject.rssMB!.toFixed(1)} MiB, heap ${subject['heapMB']!.toFixed(1)} MiB`)
+    config.log(`mcp-soak subject: ${subject.ms.toFixed(0)} ms, RSS ${subject.rssMB!.toFixed(1)} MiB, heap ${subject.heapMB!.toFixed(1)} MiB`)
     const scaled = config.quick ? `; quick: ${calls.toLocaleString('en')} calls` : ''
     const subjectLabel = "createMcpServer([echo], { context }) over InMemoryTransport, raw JSON-RPC, 32 in flight"
     const baselineLabel = "the SDK's Server answering tools/call itself, same transport and load"
@@ -158,7 +158,7 @@ export const mcpSoakFigure: Figure = {
         subjectValues: metric([subject], 'rssMB'),
         baselineValues: metric([baseline], 'rssMB'),
         target: { kind: 'absolute', max: 16 },
-        note: `MiB of RSS from after ${WARMUP_CALLS.toLocaleString('en')} warm-up calls to the end, both after two full GCs; heap growth ${subject['heapMB']!.toFixed(1)} MiB (baseline ${baseline['heapMB']!.toFixed(1)})${scaled}`,
+        note: `MiB of RSS from after ${WARMUP_CALLS.toLocaleString('en')} warm-up calls to the end, both after two full GCs; heap growth ${subject.heapMB!.toFixed(1)} MiB (baseline ${baseline.heapMB!.toFixed(1)})${scaled}`,
       }),
       makeRow({
         id: 'mcp-soak-wall',

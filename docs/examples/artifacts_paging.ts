@@ -3,7 +3,7 @@
  *
  *   npx tsx docs/examples/artifacts_paging.ts
  */
-import { FileSpoolStore, SpooledArtifact, ToolCall, createDispatchContext } from '../../lib/index.js'
+import { FileSpoolStore, SpooledArtifact, ToolCall, createDispatchContext } from 'toolsmith'
 
 // 1. A tool produced a big output: stream it to disk.
 async function* buildLog(): AsyncGenerator<string> {

@@ -3,7 +3,7 @@
  *
  *   npx tsx docs/examples/custom_tool.ts
  */
-import { Tool, createDispatchContext, defineTool, errorSummary, validator } from '../../lib/index.js'
+import { Tool, createDispatchContext, defineTool, errorSummary, validator } from 'toolsmith'
 
 // A class-based tool: the schema annotations double as provider documentation.
 class TemperatureTool extends Tool {

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Permissions, createDispatchContext, createTools, errorSummary, loadPermissionPolicy } from '../../lib/index.js'
+import { Permissions, createDispatchContext, createTools, errorSummary, loadPermissionPolicy } from 'toolsmith'
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-permissions-'))
 fs.mkdirSync(path.join(root, 'src'))

@@ -7,7 +7,7 @@
  */
 import { generateText, stepCountIs } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
-import { createDispatchContext, defineTool, toAiSdkTools, validator } from '../../lib/index.js'
+import { createDispatchContext, defineTool, toAiSdkTools, validator } from 'toolsmith'
 
 const weather = defineTool({
   name: 'weather',

@@ -5,7 +5,7 @@
  *
  *   npx tsx docs/examples/providers_anthropic.ts
  */
-import { createDispatchContext, defineTool, errorSummary, toAnthropicTools, validator } from '../../lib/index.js'
+import { createDispatchContext, defineTool, errorSummary, toAnthropicTools, validator } from 'toolsmith'
 
 const weather = defineTool({
   name: 'weather',

@@ -5,7 +5,7 @@
  *
  *   npx tsx docs/examples/providers_gemini.ts
  */
-import { createDispatchContext, defineTool, errorSummary, toGeminiFunctionDeclarations, validator } from '../../lib/index.js'
+import { createDispatchContext, defineTool, errorSummary, toGeminiFunctionDeclarations, validator } from 'toolsmith'
 
 const forecast = defineTool({
   name: 'forecast',

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { createMcpServer, createTools, defineTool, validator } from '../../lib/index.js'
+import { createMcpServer, createTools, defineTool, validator } from 'toolsmith'
 
 const rootDir = mkdtempSync(join(tmpdir(), 'toolsmith-mcp-example-'))
 writeFileSync(join(rootDir, 'notes.txt'), 'remember the milk\n')

@@ -13,7 +13,7 @@ import {
   toOpenAIResponsesTool,
   toOpenAITools,
   validator,
-} from '../../lib/index.js'
+} from 'toolsmith'
 
 const weather = defineTool({
   name: 'weather',

@@ -5,7 +5,7 @@
  *
  *   npx tsx docs/examples/runner_openai.ts
  */
-import { TurnRunner, defineTool, openAIChatModel, validator, type OpenAIChatRequestBody } from '../../lib/index.js'
+import { TurnRunner, defineTool, openAIChatModel, validator, type OpenAIChatRequestBody } from 'toolsmith'
 
 const weather = defineTool({
   name: 'weather',
@@ -20,13 +20,21 @@ const responses = [
   { choices: [{ message: { content: 'It is 21°C in Oslo.' } }] },
 ]
 const fakeClient = {
-  chat: { completions: { create: async (body: OpenAIChatRequestBody & { model: string }) => (console.log('request:', JSON.stringify(body)), responses.shift()!) } },
+  chat: {
+    completions: {
+      // Same shape as the SDK's create(body, { signal }).
+      create: async (body: OpenAIChatRequestBody & { model: string }, _options: { signal: AbortSignal }) => {
+        console.log('request:', JSON.stringify(body))
+        return responses.shift()!
+      },
+    },
+  },
 }
 
 const runner = new TurnRunner({
   model: openAIChatModel((body, signal) =>
     // With the SDK: client.chat.completions.create({ model: 'gpt-4.1', ...body }, { signal })
-    fakeClient.chat.completions.create({ model: 'gpt-4.1', ...body }),
+    fakeClient.chat.completions.create({ model: 'gpt-4.1', ...body }, { signal }),
   ),
   tools: [weather],
 })

@@ -8,7 +8,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { JsonlJournal, TurnRunner, defineTool, scriptedModel, validator } from '../../lib/index.js'
+import { JsonlJournal, TurnRunner, defineTool, scriptedModel, validator } from 'toolsmith'
 
 const chargeCard = defineTool({
   name: 'charge_card',
@@ -32,7 +32,7 @@ console.log('attempt 1:', (await first.run('Charge ada 42.00')).messages.find((m
 const second = new TurnRunner({
   model: scriptedModel([
     (request) => {
-      console.log('attempt 2 sees:\n' + request.messages[0]!.content)
+      console.log(`attempt 2 sees:\n${request.messages[0]!.content}`)
       return { text: 'The card was already charged in attempt 1; not charging again.' }
     },
   ]),

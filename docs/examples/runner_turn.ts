@@ -7,7 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { JsonlJournal, TurnRunner, createTools, scriptedModel } from '../../lib/index.js'
+import { JsonlJournal, TurnRunner, createTools, scriptedModel } from 'toolsmith'
 
 const root = mkdtempSync(join(tmpdir(), 'runner-example-'))
 writeFileSync(join(root, 'app.log'), Array.from({ length: 3_000 }, (_, i) => `${i % 500 === 42 ? 'ERROR' : 'info'} event ${i}`).join('\n'))

@@ -15,7 +15,7 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PostgresJournal, Tool, TurnRunner, scriptedModel, validator } from '../../lib/index.js'
+import { PostgresJournal, Tool, TurnRunner, scriptedModel, validator } from 'toolsmith'
 
 // --- the worker: what each of your worker processes runs -------------------
 async function worker(url: string, ledger: string): Promise<void> {

@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createDispatchContext, createTools, errorSummary } from '../../lib/index.js'
+import { createDispatchContext, createTools, errorSummary } from 'toolsmith'
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsmith-demo-'))
 const { read, write, edit, grep, bash } = createTools({ rootDir: root, timeoutMs: 10_000 })

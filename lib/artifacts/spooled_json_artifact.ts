@@ -141,7 +141,7 @@ function step(value: unknown, segment: JsonPathSegment, walked: JsonPathSegment[
   }
   if (value !== null && typeof value === 'object') {
     const key = String(segment)
-    if (Object.prototype.hasOwnProperty.call(value, key)) return (value as Record<string, unknown>)[key]
+    if (Object.hasOwn(value, key)) return (value as Record<string, unknown>)[key]
     const keys = Object.keys(value)
     throw notFound(walked, segment, `an object with keys ${keys.slice(0, 20).join(', ')}${keys.length > 20 ? ', …' : ''}`)
   }

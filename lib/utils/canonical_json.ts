@@ -47,7 +47,7 @@ export function canonicalStringify(value: unknown): string {
  * Strings at least this long are left out of the text by
  * {@link canonicalStringifyDeferring}: below it, `JSON.stringify` of the
  * string costs less than setting up the streaming hash (measured:
- * docs/performance.md, "callId").
+ * CHANGELOG.md, "Performance history", callId).
  *
  * @internal
  */
@@ -160,7 +160,7 @@ function serialise(value: unknown, key: string | number, ancestors: Ancestors): 
         throw new E_NOT_CANONICALIZABLE(`${value} has no JSON form (at ${describeKey(key)})`)
       }
       // Same text as JSON.stringify for every finite number, without the call.
-      return '' + value
+      return `${value}`
     case 'boolean':
       return value ? 'true' : 'false'
     case 'bigint':
@@ -236,7 +236,7 @@ function serialiseArray(array: readonly unknown[], ancestors: Ancestors): string
   } catch (error) {
     throw underKey(error, i)
   }
-  return out + ']'
+  return `${out}]`
 }
 
 /**
@@ -251,7 +251,7 @@ function quotedKey(key: string): string {
   let quoted = quotedKeys.get(key)
   if (quoted === undefined) {
     if (quotedKeys.size >= QUOTED_KEYS_MAX) quotedKeys.clear()
-    quoted = JSON.stringify(key) + ':'
+    quoted = `${JSON.stringify(key)}:`
     if (key.length <= 64) quotedKeys.set(key, quoted)
   }
   return quoted
@@ -281,7 +281,7 @@ function serialiseObject(object: object, ancestors: Ancestors): string {
   } catch (error) {
     throw underKey(error, keys[i])
   }
-  return out + '}'
+  return `${out}}`
 }
 
 /** Already in `sort()` order (UTF-16 code units): the common case of args built from a sorted schema. */

@@ -2,7 +2,7 @@
  * Escaping UTF-8 bytes the way `JSON.stringify` escapes a string's
  * characters, 16 bytes per step, so that a long string's callId does not
  * wait for Node 20's `JSON.stringify` (≈ 4 ms per MB: V8 11 escapes strings
- * slowly; docs/performance.md, "callId").
+ * slowly; CHANGELOG.md, "Performance history", callId).
  *
  * The module is a few dozen WebAssembly instructions, written out below
  * (with the text format beside each line) and compiled once per process.

@@ -65,7 +65,7 @@ function hashJsonString(hash: Hash, string: string, escaper: JsonEscaper): void 
       // JSON.stringify writes as \udxxx. Asked once per string: for a
       // two-byte string isWellFormed scans it all (≈ 1.2 ms per million
       // characters), which is why it is not asked up front.
-      wellFormed ??= isWellFormed !== undefined && isWellFormed.call(string)
+      wellFormed ??= isWellFormed?.call(string) === true
       if (!wellFormed) {
         // What was hashed so far is what JSON.stringify writes for it (it
         // differs only at lone surrogates), and `position` is a character

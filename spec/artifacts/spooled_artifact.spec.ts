@@ -178,7 +178,7 @@ describe('SpooledArtifact.forgeTools', () => {
     const lineText = (i: number): string => `row ${i + 1} ${i % 3000 === 0 ? 'ERROR' : 'ok'} ${'.'.repeat(i % 90)}`
     async function* produce(): AsyncGenerator<string> {
       for (let i = 0; i < total; i += 5000) {
-        yield Array.from({ length: Math.min(5000, total - i) }, (_, k) => lineText(i + k) + '\n').join('')
+        yield Array.from({ length: Math.min(5000, total - i) }, (_, k) => `${lineText(i + k)}\n`).join('')
       }
     }
     const artifact = new SpooledArtifact(await store.write('log', produce()))
@@ -190,7 +190,7 @@ describe('SpooledArtifact.forgeTools', () => {
       tools.get(name)!.executor(ctx)({ callId: call.checksum, ...args }) as Promise<string>
 
     const head = await run('artifact_head', { n: 5 })
-    expect(head).toBe([0, 1, 2, 3, 4].map(lineText).join('\n') + `\n[lines 1-5 of ${total}]`)
+    expect(head).toBe(`${[0, 1, 2, 3, 4].map(lineText).join('\n')}\n[lines 1-5 of ${total}]`)
 
     const page = await run('artifact_cat', { start: 150_001, end: 150_003 })
     expect(page.split('\n').slice(0, 3)).toEqual([150_000, 150_001, 150_002].map(lineText))
@@ -226,14 +226,14 @@ describe('SpooledArtifact.forgeTools', () => {
   })
 
   it('cuts an enormous single line and respects custom limits', async () => {
-    const artifact = artifactOf('€'.repeat(100_000) + '\nshort\n')
+    const artifact = artifactOf(`${'€'.repeat(100_000)}\nshort\n`)
     const call = completed('c', 't', {}, artifact)
     const tools = SpooledArtifact.forgeTools([call], { maxLines: 1, maxBytes: 1000, maxLineBytes: 100 })
     const out = (await tools.get('artifact_head')!.executor(createDispatchContext())({ callId: 'c', n: 2 })) as string
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(1000)
     expect(out).toContain('line cut: 300000 bytes')
     expect(out).toContain('stopped at the 1-line limit; continue with artifact_cat start=2')
-    expect(out.startsWith('€'.repeat(33) + ' ')).toBe(true)
+    expect(out.startsWith(`${'€'.repeat(33)} `)).toBe(true)
   })
 
   it('rejects invalid limits', () => {

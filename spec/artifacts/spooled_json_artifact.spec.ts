@@ -69,7 +69,7 @@ describe('SpooledJsonArtifact (json)', () => {
 
 describe('SpooledJsonArtifact (jsonl)', () => {
   const lines = ['{"id":0,"v":"a"}', '{"id":1,"v":"b"}', '', '{"id":3,"v":"d"}']
-  const artifact = jsonArtifact(lines.join('\n') + '\n')
+  const artifact = jsonArtifact(`${lines.join('\n')}\n`)
 
   it('detects JSON Lines and treats the root as an array of records', async () => {
     expect(await artifact.format()).toBe('jsonl')

@@ -66,7 +66,7 @@ describe('SpooledMarkdownArtifact', () => {
   })
 
   it('md_section pages a long section within the limits', async () => {
-    const long = '# Big\n' + Array.from({ length: 2000 }, (_, i) => `para ${i}`).join('\n') + '\n# Next\n'
+    const long = `# Big\n${Array.from({ length: 2000 }, (_, i) => `para ${i}`).join('\n')}\n# Next\n`
     const artifact = new SpooledMarkdownArtifact(MemorySpoolReader.from(long))
     const call = new ToolCall({ id: 'm', tool: 'read', args: {} }).complete(artifact)
     const out = (await SpooledArtifact.forgeTools([call], { maxLines: 50 })

@@ -188,7 +188,7 @@ describe('FileSpoolStore', () => {
   it('reads a spool another store (another worker) wrote in the same folder, without owning it', async () => {
     const writer = fileStore()
     const other = new FileSpoolStore({ dir: writer.dir })
-    const text = Array.from({ length: 50_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 40)}`).join('\n') + '\nlast'
+    const text = `${Array.from({ length: 50_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 40)}`).join('\n')}\nlast`
     await writer.write('call-1', 'first version\n')
     await new Promise((r) => setTimeout(r, 20)) // a later mtime for the second version
     await writer.write('call-1', text)
@@ -285,7 +285,7 @@ describe('FileSpoolStore', () => {
           return
         }
         const parts: string[] = []
-        for (let n = 0; n < 8_000 && next < total; n++, next++) parts.push(lineText(next) + '\n')
+        for (let n = 0; n < 8_000 && next < total; n++, next++) parts.push(`${lineText(next)}\n`)
         const bytes = Buffer.from(parts.join(''))
         expectedBytes += bytes.length
         // Split at an odd offset so chunk boundaries fall inside lines (and some inside 'é').
@@ -354,7 +354,7 @@ describe('MemorySpoolReader and LineIndexBuilder', () => {
   })
 
   it('the bulk scan on a 64 KiB window boundary and on many short lines', () => {
-    for (const text of ['\n'.repeat(200_000), 'x'.repeat(65_535) + '\n' + 'y'.repeat(65_536) + '\n', ('ab\n'.repeat(30_000) + 'z'.repeat(70_000) + '\n').repeat(3)]) {
+    for (const text of ['\n'.repeat(200_000), `${'x'.repeat(65_535)}\n${'y'.repeat(65_536)}\n`, (`${'ab\n'.repeat(30_000) + 'z'.repeat(70_000)}\n`).repeat(3)]) {
       const bulk = new LineIndexBuilder()
       const byLine = LineIndexBuilder.lineByLine()
       bulk.push(Buffer.from(text))
@@ -365,7 +365,7 @@ describe('MemorySpoolReader and LineIndexBuilder', () => {
 
   it('adds checkpoints every 64 KiB for long lines', () => {
     const builder = new LineIndexBuilder()
-    const line = 'y'.repeat(10_000) + '\n'
+    const line = `${'y'.repeat(10_000)}\n`
     builder.push(Buffer.from(line.repeat(100)))
     const index = builder.finish()
     expect(index.checkpointLines.length).toBeGreaterThan(10)
