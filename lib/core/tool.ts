@@ -21,6 +21,7 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
+import { argumentRolesSchema, checkArgumentRoles, type ArgumentRoles } from './argument_roles.js'
 import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
 import type { DispatchContext, GateVerdict, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
@@ -169,6 +170,12 @@ export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Ar
    * effect happened, instead of failing with `TOOL_OUTCOME_UNKNOWN`.
    */
   reconcile?: ToolReconciler<Args>
+  /**
+   * Which arguments a permission gate judges, by role (`{ path: 'file' }`,
+   * `{ command: 'cmd', commandArgs: 'args' }`): see {@link ArgumentRoles}.
+   * Each must name an argument of `inputSchema` of the right type.
+   */
+  roles?: ArgumentRoles
 }
 
 /** The plain-JSON snapshot `tool.describe()` returns. */
@@ -280,6 +287,7 @@ const rawToolSchema = validator
     idempotent: validator.boolean(),
     redact: validator.func(),
     reconcile: validator.func(),
+    roles: argumentRolesSchema,
   })
   .unknown(false) as unknown as ObjectSchema<RawTool>
 
@@ -363,6 +371,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly redact: ((args: Args) => unknown) | undefined
   /** How an interrupted call's outcome is found out, if set; see {@link RawTool.reconcile}. */
   readonly reconcile: ToolReconciler<Args> | undefined
+  /** What a permission gate judges, by role (frozen); `undefined` when the tool declares none. */
+  readonly roles: Readonly<ArgumentRoles> | undefined
 
   readonly #handler: ToolHandler<Args>
   /** `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
@@ -397,6 +407,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.idempotent = valid.idempotent ?? !valid.sideEffect
     this.redact = valid.redact
     this.reconcile = valid.reconcile
+    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, valid.inputSchema)
     this.#handler = valid.handler
     if (this.sideEffect && !this.idempotent && valid.handler.length < 4) {
       warnIdempotencyKeyUnreachable(this.name, 'handler takes fewer than 4 parameters and')
@@ -559,7 +570,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     // One object per run is both what the gate is asked about and the
     // handler's call info, so what the gate worked out for this run (a
     // path's resolution) can be handed to the handler of this run only.
-    const info = new CallInfo(prepared as Prepared<Args>, ctx.abortSignal)
+    const info = new CallInfo(prepared as Prepared<Args>, ctx.abortSignal, this.roles, (ctx as { toolCallId?: unknown }).toolCallId)
     const gate = ctx.permissions
     if (gate !== undefined) {
       // A gate that allows at once returns nothing: no await, no microtask.
@@ -687,16 +698,21 @@ class CallInfo implements ToolCallInfo, GatedToolCall {
   readonly toolName: string
   readonly signal: AbortSignal
   readonly toolCallId?: string | undefined
+  /** For the gate: the tool's argument roles. */
+  readonly roles: Readonly<ArgumentRoles> | undefined
   /** Set by the permission gate (see {@link GatedToolCall.verdict}). */
   verdict?: GateVerdict | undefined
   readonly #prepared: Prepared<any>
 
-  constructor(prepared: Prepared<any>, signal: AbortSignal) {
+  // toolCallId: what a provider call context (createCallContext) carries.
+  constructor(prepared: Prepared<any>, signal: AbortSignal, roles: Readonly<ArgumentRoles> | undefined, toolCallId: unknown) {
     const pending = unhashedCallId(prepared)
     if (pending) defineLazyCallId(this, pending)
     else this.callId = prepared.callId
     this.toolName = prepared.toolName
     this.signal = signal
+    this.roles = roles
+    if (typeof toolCallId === 'string') this.toolCallId = toolCallId
     this.#prepared = prepared
   }
 

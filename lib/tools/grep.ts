@@ -15,7 +15,7 @@ import { buildSandboxEnv } from '../sandbox/environment.js'
 import { headBoundary, truncationMarker } from '../sandbox/capture.js'
 import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
-import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
+import { assertAsJudged, assertSingleName, judgedPathIn, type JudgedPath } from '../sandbox/judged_path.js'
 import { runBounded, type BoundedRunResult } from '../sandbox/process.js'
 import { jailFor, jailedCommand } from '../sandbox/search_jail.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -408,6 +408,8 @@ export class GrepTool extends Tool<any, GrepArgs> {
       inputSchema: grepSchema,
       sideEffect: false,
       idempotent: true,
+      // rg skips hidden names: a rule about something below a dot-folder cannot be reached by the search.
+      roles: { searchRoot: 'path' },
       handler: (args, _ctx, _meta, call) => grepHandler(sandbox, args, call),
     })
   }
@@ -440,7 +442,7 @@ function hostPathOf(printed: string, resolved: ResolvedPath, target: SearchTarge
  */
 export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: GrepArgs, call: ToolCallInfo): Promise<string> {
   // A permission gate's judged path (if any): the search covers exactly that directory or file.
-  const judged = await takeJudgedPath(call, path, sandbox)
+  const judged = await judgedPathIn(call, 'path', path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
   sandbox.credentials.assertAllowed(resolved, 'grep')
   assertAsJudged(judged, resolved)
