@@ -5,7 +5,7 @@
  * @module
  */
 import { E_INVALID_INITIAL_TOOL_VALUE } from '../exceptions.js'
-import { validator, type Description, type ObjectSchema } from '../validation.js'
+import { validator, type ObjectSchema, type Schema } from '../validation.js'
 
 /**
  * Which of a tool's arguments a permission gate judges, by role. Each value
@@ -73,17 +73,11 @@ const ARGUMENT_NAME = validator
  *
  * @internal
  */
+// Relations between roles are checked by checkArgumentRoles in code: joi's
+// `.messages()` would load its meta-schemas, which the kit never does.
 export const argumentRolesSchema: ObjectSchema<ArgumentRoles> = validator
   .object<ArgumentRoles>(Object.fromEntries(Object.keys(ARGUMENT_TYPE).map((role) => [role, ARGUMENT_NAME])))
-  .oxor('path', 'searchRoot')
-  .with('commandArgs', 'command')
-  .with('workingDirectory', 'command')
-  .unknown(false)
-  .messages({
-    'object.oxor': '"roles" takes one of "path" or "searchRoot": a tool has one path argument the gate judges',
-    'object.with': '"roles.{#main}" needs "roles.command": it describes the command a command rule judges',
-    'object.unknown': '{#label} is not a role; the roles are "path", "searchRoot", "command", "commandArgs" and "workingDirectory"',
-  }) as unknown as ObjectSchema<ArgumentRoles>
+  .unknown(false) as unknown as ObjectSchema<ArgumentRoles>
 
 /**
  * Check declared roles against the tool's input schema: every role names an
@@ -97,36 +91,43 @@ export const argumentRolesSchema: ObjectSchema<ArgumentRoles> = validator
  * @internal
  */
 export function checkArgumentRoles(toolName: string, roles: ArgumentRoles, inputSchema: ObjectSchema): Readonly<ArgumentRoles> {
-  const description = inputSchema.describe()
+  const invalid = (why: string): E_INVALID_INITIAL_TOOL_VALUE => new E_INVALID_INITIAL_TOOL_VALUE(`Invalid tool definition: "roles" of tool "${toolName}": ${why}`)
+  if (roles.path !== undefined && roles.searchRoot !== undefined) {
+    throw invalid('give "path" or "searchRoot", not both: a tool has one path argument the gate judges')
+  }
+  for (const role of ['commandArgs', 'workingDirectory'] as const) {
+    if (roles[role] !== undefined && roles.command === undefined) throw invalid(`"${role}" needs "command": it describes the command a command rule judges`)
+  }
   const copy: Record<string, string> = {}
   for (const role of Object.keys(ARGUMENT_TYPE) as (keyof ArgumentRoles)[]) {
     const name = roles[role]
     if (name === undefined) continue
-    const argument = argumentDescription(description, name)
+    const argument = argumentSchema(inputSchema, name)
     if (argument === undefined) {
-      throw new E_INVALID_INITIAL_TOOL_VALUE(
-        `Invalid tool definition: "roles.${role}" of tool "${toolName}" names the argument ${JSON.stringify(name)}, which its input schema does not have ` +
-          `(arguments: ${Object.keys(description.keys ?? {}).join(', ') || 'none'}); name an argument of the schema`,
-      )
+      // Described only here, for the message: describe() loads joi's meta-schemas.
+      const names = Object.keys(inputSchema.describe().keys ?? {})
+      throw invalid(`"${role}" names the argument ${JSON.stringify(name)}, which the input schema does not have (its arguments: ${names.join(', ') || 'none'}); name an argument of the schema`)
     }
     const wanted = ARGUMENT_TYPE[role]
     if (argument.type !== wanted) {
-      throw new E_INVALID_INITIAL_TOOL_VALUE(
-        `Invalid tool definition: "roles.${role}" of tool "${toolName}" names ${JSON.stringify(name)}, a ${argument.type} argument; ` +
-          `the ${role} role needs ${wanted === 'array' ? 'an array (of strings)' : 'a string'} argument`,
-      )
+      throw invalid(`"${role}" names ${JSON.stringify(name)}, a ${argument.type} argument; the ${role} role needs ${wanted === 'array' ? 'an array (of strings)' : 'a string'} argument`)
     }
     copy[role] = name
   }
   return Object.freeze(copy) as Readonly<ArgumentRoles>
 }
 
-/** The description of a (dotted) argument, or `undefined` when the schema has none. */
-function argumentDescription(description: Description, name: string): Description | undefined {
-  let current: Description | undefined = description
+/** The schema of a (dotted) argument, or `undefined` when the input schema has none. */
+function argumentSchema(inputSchema: ObjectSchema, name: string): Schema | undefined {
+  let current: Schema = inputSchema
   for (const key of name.split('.')) {
-    if (current?.type !== 'object') return undefined
-    current = (current.keys as Record<string, Description> | undefined)?.[key]
+    if (current.type !== 'object') return undefined
+    try {
+      // joi asserts that the key exists.
+      current = current.extract(key)
+    } catch {
+      return undefined
+    }
   }
   return current
 }
