@@ -144,6 +144,9 @@ export {
   type ProviderCallContext,
 } from './core/call_context.js'
 export {
+  type ArgumentRoles,
+} from './core/argument_roles.js'
+export {
   callIdOf,
   idempotencyKeyOf,
   strictCallIdOf,

@@ -44,6 +44,8 @@ export const permissionsFigure: Figure = {
       name: 'bash',
       description: 'does nothing',
       inputSchema: validator.object({ cmd: validator.string().required(), args: validator.array().items(validator.string()).default([]) }),
+      // Declared like the built-in's: command rules judge what the tool says is its command line.
+      roles: { command: 'cmd', commandArgs: 'args' },
       handler: () => 'ok',
     })
     rows.push(await added(config, 'bash-shaped call', bashLike, { cmd: 'sh', args: ['-c', 'npm run build && git status'] }, policy, process.cwd(), reps, plan))

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ObjectSchema } from '../validation.js'
+import type { ArgumentRoles } from './argument_roles.js'
 import type { ToolCallInfo, ToolReconciler, ToolResult } from './tool.js'
 import { Tool, warnIdempotencyKeyUnreachable } from './tool.js'
 
@@ -51,6 +52,8 @@ export interface DefineToolOptions<Args = any> {
    * `TOOL_OUTCOME_UNKNOWN`; see `RawTool.reconcile` and docs/runner.md.
    */
   reconcile?: ToolReconciler<Args>
+  /** Which arguments a permission gate judges, by role; see `RawTool.roles`. */
+  roles?: ArgumentRoles
 }
 
 /** What {@link getDefinedToolMetadata} returns. */
@@ -97,6 +100,7 @@ export function defineTool<Args = any>(options: DefineToolOptions<Args>): Tool<a
     handler: (args, _ctx, _meta, call) => execute(args, call),
     redact: options.redact,
     reconcile: options.reconcile,
+    roles: options.roles,
   })
   if (sideEffect && !idempotent && typeof execute === 'function' && execute.length < 2) {
     warnIdempotencyKeyUnreachable(name, 'execute() takes no `call` parameter and')

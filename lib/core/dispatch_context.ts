@@ -5,6 +5,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import type { ArgumentRoles } from './argument_roles.js'
 import type { PermissionDecisionEvent } from '../contracts/permission_decision.js'
 import type { ToolCallJournal } from '../journal/contract.js'
 import type { CallHooks } from './pipeline/call_hooks.js'
@@ -64,6 +65,8 @@ export interface GatedToolCall {
   readonly loggedArgs: unknown
   /** The provider's id of the call, when the surface has one (the runner's and the AI SDK's `toolCallId`, MCP's request id). */
   readonly toolCallId?: string | undefined
+  /** The tool's declared argument roles (`Tool.roles`): which arguments the gate judges as a path or a command. */
+  readonly roles?: Readonly<ArgumentRoles> | undefined
   /**
    * What the gate decided about this run, recorded on the call by the gate
    * before it returns or throws. The call pipeline writes it into the call's

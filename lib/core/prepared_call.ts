@@ -10,6 +10,7 @@ import { errorSummary } from '../exceptions.js'
 import type { DispatchContext, GateVerdict, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import type { ToolCallInfo, ValidCall } from './tool_types.js'
 
+import type { ArgumentRoles } from './argument_roles.js'
 /**
  * The start event. Without `redact` its `args` are the validated args; with
  * it, `args` is an enumerable getter that runs the redaction on first read
@@ -47,16 +48,20 @@ export class CallInfo implements ToolCallInfo, GatedToolCall {
   readonly toolName: string
   readonly signal: AbortSignal
   readonly toolCallId?: string | undefined
+  /** For the gate: the tool's argument roles. */
+  readonly roles: Readonly<ArgumentRoles> | undefined
   /** Set by the permission gate (see {@link GatedToolCall.verdict}). */
   verdict?: GateVerdict | undefined
   readonly #prepared: Prepared<any>
 
-  constructor(prepared: Prepared<any>, signal: AbortSignal) {
+  constructor(prepared: Prepared<any>, signal: AbortSignal, roles: Readonly<ArgumentRoles> | undefined, toolCallId: string | undefined) {
     const pending = unhashedCallId(prepared)
     if (pending) defineLazyCallId(this, pending)
     else this.callId = prepared.callId
     this.toolName = prepared.toolName
     this.signal = signal
+    this.roles = roles
+    if (toolCallId !== undefined) this.toolCallId = toolCallId
     this.#prepared = prepared
   }
 

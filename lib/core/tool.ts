@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { checkArgumentRoles, type ArgumentRoles } from './argument_roles.js'
 import { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
 import { isSpooledArtifact, type ArtifactClass, type SpooledArtifactLike } from '../contracts/artifact.js'
 import {
@@ -146,6 +147,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly redact: ((args: Args) => unknown) | undefined
   /** How an interrupted call's outcome is found out, if set; see {@link RawTool.reconcile}. */
   readonly reconcile: ToolReconciler<Args> | undefined
+  /** What a permission gate judges, by role (frozen); `undefined` when the tool declares none. */
+  readonly roles: Readonly<ArgumentRoles> | undefined
 
   readonly #handler: ToolHandler<Args>
   /** `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
@@ -180,6 +183,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.idempotent = valid.idempotent ?? !valid.sideEffect
     this.redact = valid.redact
     this.reconcile = valid.reconcile
+    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, valid.inputSchema)
     this.#handler = valid.handler
     if (this.sideEffect && !this.idempotent && valid.handler.length < 4) {
       warnIdempotencyKeyUnreachable(this.name, 'handler takes fewer than 4 parameters and')

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { argumentRolesSchema } from './argument_roles.js'
 import { isSpooledArtifact } from '../contracts/artifact.js'
 import { isPlainObject } from '../utils/guards.js'
 import { forbiddenOption, validator, type ObjectSchema } from '../validation.js'
@@ -52,6 +53,7 @@ export const rawToolSchema = validator
     idempotent: validator.boolean(),
     redact: validator.func(),
     reconcile: validator.func(),
+    roles: argumentRolesSchema,
   })
   .unknown(false) as unknown as ObjectSchema<RawTool>
 

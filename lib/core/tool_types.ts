@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ArgumentRoles } from './argument_roles.js'
 import type { ArtifactClass, SpooledArtifactLike } from '../contracts/artifact.js'
 import type { ToolResult } from '../contracts/tool_result.js'
 import type { Description, ObjectSchema } from '../validation.js'
@@ -199,6 +200,12 @@ export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Ar
    * effect happened, instead of failing with `TOOL_OUTCOME_UNKNOWN`.
    */
   reconcile?: ToolReconciler<Args>
+  /**
+   * Which arguments a permission gate judges, by role (`{ path: 'file' }`,
+   * `{ command: 'cmd', commandArgs: 'args' }`): see {@link ArgumentRoles}.
+   * Each must name an argument of `inputSchema` of the right type.
+   */
+  roles?: ArgumentRoles
 }
 
 

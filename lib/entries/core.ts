@@ -134,6 +134,9 @@ export {
   type ProviderCallContext,
 } from '../core/call_context.js'
 export {
+  type ArgumentRoles,
+} from '../core/argument_roles.js'
+export {
   callIdOf,
   idempotencyKeyOf,
   strictCallIdOf,

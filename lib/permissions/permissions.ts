@@ -5,62 +5,15 @@
  * @module
  */
 import path from 'node:path'
-import { lstat } from 'node:fs/promises'
-import { realpathSync } from 'node:fs'
-import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, PermissionRuleRef, ToolCallGate } from '../core/dispatch_context.js'
+import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
-import { resolveInRoot, resolveInRootSync, resolveRealRoot, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
-import { shareResolution } from '../sandbox/shared_resolution.js'
-import { PermissionPolicy, type Evaluation, type PathResolver, type PolicyVerdict, type ResolvedSubjectPath } from './policy.js'
+import { resolveRealRoot, type PathScope } from '../sandbox/paths.js'
+import type { ApprovalAnswer, ApprovalRequest, ApprovalResponse, Approver } from './approval.js'
+import { judgedOf, pathResolver } from './gate_paths.js'
+import { PermissionPolicy, type Evaluation, type PathResolver, type PolicyVerdict } from './policy.js'
 import type { RawPermissionPolicy } from './rules.js'
-import { rootProgramLookup } from './root_programs.js'
 
-/** What an approver is asked. */
-export interface ApprovalRequest {
-  /** The tool's name. */
-  readonly toolName: string
-  /** The args as events record them (`redact(args)` for tools that redact: never a file's content). */
-  readonly args: unknown
-  /** The rule that asked (`index`, `name`); `null` when the policy's default is `ask`. */
-  readonly rule: PermissionRuleRef | null
-  /** The rule's reason, if any. */
-  readonly reason: string | undefined
-  /** What the call acts on: the path or the command line. */
-  readonly subject: string | undefined
-  /**
-   * Set when the path is a file with more than one name (hard links): a
-   * path rule cannot see its other names (one may be a file the policy
-   * protects), so every `deny` and `ask` path rule applies to it. An
-   * allow then lets this very file be read, under this name.
-   */
-  readonly hardLinks?: number
-  /** The executor's `callId`. */
-  readonly callId: string
-  /** The provider's id of the call, when known. */
-  readonly toolCallId: string | undefined
-  /** The context's id. */
-  readonly turnId: string
-  /** Fires when the call is cancelled: stop asking. */
-  readonly signal: AbortSignal
-}
-
-/** An approver's full answer. */
-export interface ApprovalResponse {
-  /** Run the call, or refuse it. */
-  decision: 'allow' | 'deny'
-  /** Shown to the model with a denial, and recorded. */
-  note?: string
-  /** Apply the same answer to every later call this rule asks about, for the rest of the turn. */
-  remember?: boolean
-  /** Who answered, for the record; defaults to the approver's name. */
-  approver?: string
-}
-
-/** What an approver may return: `true`/`'allow'`, `false`/`'deny'`, or an {@link ApprovalResponse}. */
-export type ApprovalAnswer = boolean | 'allow' | 'deny' | ApprovalResponse
-
-/** Asked about every `ask`. A throw or a malformed answer denies the call. */
-export type Approver = (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>
+export type { ApprovalAnswer, ApprovalRequest, ApprovalResponse, Approver } from './approval.js'
 
 /** Options of `new Permissions(options)`. */
 export interface PermissionsOptions {
@@ -232,11 +185,11 @@ export class Permissions implements ToolCallGate {
    * anything: `ask` only when an approver would be asked (an answer
    * remembered for the turn is applied).
    *
-   * @param call - The validated call (`loggedArgs` is not needed).
+   * @param call - The validated call (`loggedArgs` is not needed; `roles` are the tool's, `Tool.roles`).
    * @returns `allow`, `ask` or `deny`.
    */
-  async preview(call: Pick<GatedToolCall, 'toolName' | 'callId' | 'args'>): Promise<'allow' | 'ask' | 'deny'> {
-    const verdict = await this.policy.evaluate({ toolName: call.toolName, callId: call.callId, args: call.args }, this.#paths)
+  async preview(call: Pick<GatedToolCall, 'toolName' | 'callId' | 'args' | 'roles'>): Promise<'allow' | 'ask' | 'deny'> {
+    const verdict = await this.policy.evaluate({ toolName: call.toolName, callId: call.callId, args: call.args, roles: call.roles }, this.#paths)
     if (verdict.decision !== 'ask') return verdict.decision
     return this.#memory.get(verdict.rule?.index ?? -1)?.decision ?? 'ask'
   }
@@ -275,9 +228,8 @@ export class Permissions implements ToolCallGate {
   #decided(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, started: number): void | Promise<void> {
     const rule = verdict.rule === undefined ? null : verdict.rule.ref
     const reason = verdict.rule?.reason
-    const toolCallId = (ctx as { toolCallId?: unknown }).toolCallId
+    const toolCallId = call.toolCallId
     if (verdict.decision === 'allow') {
-      shareJudged(call, verdict, false)
       // The common path, kept free of object spreads.
       const event: PermissionDecisionEvent = {
         toolName: call.toolName,
@@ -291,13 +243,13 @@ export class Permissions implements ToolCallGate {
       }
       if (typeof toolCallId === 'string') event.toolCallId = toolCallId
       if (reason !== undefined) event.reason = reason
-      this.#report(call, ctx, event)
+      this.#report(call, ctx, event, judgedOf(verdict, false))
       return
     }
     return this.#refuseOrAsk(call, ctx, verdict, started, toolCallId)
   }
 
-  async #refuseOrAsk(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, started: number, toolCallId: unknown): Promise<void> {
+  async #refuseOrAsk(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, started: number, toolCallId: string | undefined): Promise<void> {
     const reason = verdict.rule?.reason
     if (verdict.decision === 'deny') {
       this.#report(call, ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'policy', latencyMs: performance.now() - started })
@@ -310,24 +262,35 @@ export class Permissions implements ToolCallGate {
     const remembered = this.#memory.get(key)
     if (remembered !== undefined && !(hardLinked && remembered.decision === 'allow')) {
       const note = remembered.note
-      this.#report(call, ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started })
-      if (remembered.decision === 'allow') return shareJudged(call, verdict, false)
+      const allowed = remembered.decision === 'allow'
+      this.#report(
+        call,
+        ctx,
+        { ...baseEvent(call, ctx, verdict, toolCallId), decision: remembered.decision, approver: 'remembered', ...(note ? { note } : {}), latencyMs: performance.now() - started },
+        allowed ? judgedOf(verdict, false) : undefined,
+      )
+      if (allowed) return
       throw denial(call.toolName, verdict, 'remembered', note, `${describeRule(verdict)} asks for approval, and ${remembered.approver} declined calls like this earlier in the turn${note ? `: ${note}` : ''}`)
     }
     if (this.#approve === undefined) {
       this.#report(call, ctx, { ...baseEvent(call, ctx, verdict, toolCallId), decision: 'deny', approver: 'none', latencyMs: performance.now() - started })
       throw denial(call.toolName, verdict, 'none', undefined, `${describeRule(verdict)} asks for approval${reason ? ` (${reason})` : ''}, and no approver is configured to ask, so it is denied`)
     }
-    const answer = await this.#ask(call, ctx, verdict, typeof toolCallId === 'string' ? toolCallId : undefined)
+    const answer = await this.#ask(call, ctx, verdict, toolCallId)
     if (answer.remember) this.#memory.set(key, { decision: answer.decision, note: answer.note, approver: answer.approver })
-    this.#report(call, ctx, {
-      ...baseEvent(call, ctx, verdict, toolCallId),
-      decision: answer.decision,
-      approver: answer.approver,
-      ...(answer.note ? { note: answer.note } : {}),
-      latencyMs: performance.now() - started,
-    })
-    if (answer.decision === 'allow') return shareJudged(call, verdict, true)
+    this.#report(
+      call,
+      ctx,
+      {
+        ...baseEvent(call, ctx, verdict, toolCallId),
+        decision: answer.decision,
+        approver: answer.approver,
+        ...(answer.note ? { note: answer.note } : {}),
+        latencyMs: performance.now() - started,
+      },
+      answer.decision === 'allow' ? judgedOf(verdict, true) : undefined,
+    )
+    if (answer.decision === 'allow') return
     throw denial(call.toolName, verdict, answer.approver, answer.note, `${describeRule(verdict)} asks for approval, and ${answer.approver} declined${answer.note ? `: ${answer.note}` : ''}`)
   }
 
@@ -363,9 +326,13 @@ export class Permissions implements ToolCallGate {
     return { decision: 'deny', approver: this.#approverName, note: 'the approver gave no answer (expected allow or deny)' }
   }
 
-  #report(call: GatedToolCall, ctx: DispatchContext, event: PermissionDecisionEvent): void {
-    // The decision travels on the call: the pipeline records it with the call.
-    call.verdict = { decision: event }
+  /**
+   * Record the decision on the call (what the pipeline records with it, and,
+   * for an allowed run, what was judged: the handler of this run acts on
+   * exactly that), then tell the listeners.
+   */
+  #report(call: GatedToolCall, ctx: DispatchContext, event: PermissionDecisionEvent, judged?: ReadonlyMap<string, object>): void {
+    call.verdict = judged === undefined ? { decision: event } : { decision: event, judged }
     if (ctx.emitPermissionDecision !== undefined) this.#tell(ctx, ctx.emitPermissionDecision, event)
     if (this.#shared.onDecision !== undefined) this.#tell(ctx, this.#shared.onDecision, event)
   }
@@ -379,28 +346,8 @@ export class Permissions implements ToolCallGate {
   }
 }
 
-/**
- * Hand the path the policy judged to the handler of this run, for a call
- * about to run: the handler then acts on exactly that file or refuses (a
- * symlink or directory swapped in meanwhile, a file that got another name).
- * Shared for a missing path too, and after an approval (its `stats` may be
- * old then; handlers use the resolution's paths, and look at the file
- * itself through what they open).
- */
-function shareJudged(call: GatedToolCall, verdict: Evaluation, approved: boolean): void {
-  const subjectPath = verdict.path
-  if (!(subjectPath instanceof SubjectPath)) return
-  const stats = subjectPath.resolution.stats
-  if (approved && subjectPath.hardLinks !== undefined && stats !== undefined) {
-    // The approver was told this file has several names and allowed it: this file, and no other.
-    shareResolution(call, { resolution: subjectPath.resolution, singleName: false, file: { dev: stats.dev, ino: stats.ino } })
-    return
-  }
-  shareResolution(call, { resolution: subjectPath.resolution, singleName: verdict.guardsLinks })
-}
-
 /** What every decision record of a call shares. */
-function baseEvent(call: GatedToolCall, ctx: DispatchContext, verdict: PolicyVerdict, toolCallId: unknown): Omit<PermissionDecisionEvent, 'decision' | 'approver' | 'latencyMs'> {
+function baseEvent(call: GatedToolCall, ctx: DispatchContext, verdict: PolicyVerdict, toolCallId: string | undefined): Omit<PermissionDecisionEvent, 'decision' | 'approver' | 'latencyMs'> {
   return {
     toolName: call.toolName,
     turnId: ctx.id,
@@ -426,8 +373,13 @@ function denial(toolName: string, verdict: Evaluation, approver: string, note: s
       : ''
   // A command rule that matched only because what runs cannot be known: say why, or the rule's reason misleads.
   const unknowable = verdict.unknowable === undefined ? '' : ` (what the command runs cannot be known before it runs: ${verdict.unknowable}; so every deny and ask command rule applies)`
+  // A rule that names a tool which does not declare the argument it judges: say so, or the denial reads as arbitrary.
+  const undeclared =
+    verdict.undeclared === undefined
+      ? ''
+      : ` (${toolName} declares no ${verdict.undeclared} argument (its roles.${verdict.undeclared}), so every deny and ask ${verdict.undeclared} rule that names it applies to every call)`
   return new E_TOOL_DENIED(
-    `Permission denied for ${toolName}${subject}${linked}${unknowable}: ${why}. Do not retry the same call; do something else, or ask the user.`,
+    `Permission denied for ${toolName}${subject}${linked}${unknowable}${undeclared}: ${why}. Do not retry the same call; do something else, or ask the user.`,
     {
       details: {
         toolName,
@@ -439,68 +391,4 @@ function denial(toolName: string, verdict: Evaluation, approver: string, note: s
       },
     },
   )
-}
-
-/** A resolved path argument that keeps the sandbox's full resolution, to hand to the handler. */
-class SubjectPath implements ResolvedSubjectPath {
-  readonly relative: string
-  readonly isDirectory: boolean
-  readonly hardLinks: number | undefined
-  readonly resolution: ResolvedPath
-
-  constructor(resolution: ResolvedPath) {
-    this.relative = path.sep === '/' ? resolution.relative : resolution.relative.split(path.sep).join('/')
-    const stats = resolution.stats
-    this.isDirectory = stats?.isDirectory() === true
-    this.hardLinks = stats !== undefined && stats.nlink > 1 && stats.isFile() ? stats.nlink : undefined
-    this.resolution = resolution
-  }
-}
-
-/**
- * Resolve path arguments with the sandbox's own resolution (`..` collapsed,
- * symlinks followed and checked): synchronously once the real root is known
- * and no symlink is on the way (most calls: no promise, so an allowed call
- * is not awaited), else through the full asynchronous resolution.
- */
-function pathResolver(scope: PathScope, knownRoot: () => string | undefined): PathResolver {
-  const resolveFully = async (input: string): Promise<ResolvedSubjectPath | undefined> => {
-    try {
-      return new SubjectPath(await resolveInRoot(scope, input))
-    } catch {
-      return undefined
-    }
-  }
-  return {
-    resolve(input: string): ResolvedSubjectPath | undefined | Promise<ResolvedSubjectPath | undefined> {
-      const root = knownRoot()
-      if (root === undefined) return resolveFully(input)
-      let resolved: ResolvedPath | undefined
-      try {
-        resolved = resolveInRootSync(scope, root, input)
-      } catch {
-        return undefined
-      }
-      return resolved === undefined ? resolveFully(input) : new SubjectPath(resolved)
-    },
-    async exists(relative: string): Promise<boolean> {
-      try {
-        await lstat(path.join(await scope.realRoot(), ...relative.split('/')))
-        return true
-      } catch {
-        return false
-      }
-    },
-    programs() {
-      // The PATH the bash tool passes on (its environment allow-lists the host's PATH).
-      let root = knownRoot()
-      try {
-        root ??= realpathSync(scope.rootDir)
-      } catch {
-        return undefined
-      }
-      // Without one it gets the system's folders only: nothing of the root.
-      return process.env.PATH === undefined ? undefined : rootProgramLookup(root, process.env.PATH)
-    },
-  }
 }

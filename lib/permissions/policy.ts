@@ -4,64 +4,14 @@
  *
  * @module
  */
-import { errorSummary } from '../exceptions.js'
-import { isComputedWord } from '../sandbox/shell_words.js'
-import { commandSubject, isPathLookup, type CommandPrefix, type CommandSubject } from './command_match.js'
-import { abbreviatesSubcommands } from './option_spellings.js'
-import { PathGlob } from './glob.js'
-import { compilePolicy, type CompiledPolicy, type CompiledRule, type PermissionCallInfo, type PermissionDecision, type RawPermissionPolicy } from './rules.js'
+import { planOf, type Plan } from './policy_plan.js'
+import { Subject } from './policy_subject.js'
+import type { Evaluation, PathResolver, PolicyCall, PolicyVerdict, ResolvedSubjectPath } from './policy_types.js'
+import { compilePolicy, type CompiledPolicy, type CompiledRule, type PermissionDecision, type RawPermissionPolicy } from './rules.js'
+
+export type { Evaluation, PathResolver, PolicyCall, PolicyVerdict, ResolvedSubjectPath } from './policy_types.js'
 
 const POLICY_BRAND = Symbol.for('toolsmith.permissionPolicy')
-
-/**
- * Where a path argument lands, as the policy sees it: root-relative, after
- * `..` and symlinks; `undefined` when it cannot be resolved inside the root.
- */
-export interface ResolvedSubjectPath {
-  /** Root-relative, `/`-separated; `.` for the root. */
-  readonly relative: string
-  /** Whether it is an existing directory (rules about what lies below then count too). */
-  readonly isDirectory: boolean
-  /**
-   * How many names (hard links) it has, when it is a regular file with more
-   * than one: a rule sees only this name, so such a path cannot be judged
-   * (it matches every `deny` and `ask` path rule and no `allow` one).
-   */
-  readonly hardLinks?: number | undefined
-}
-
-/** How the policy resolves path arguments and checks that a path exists (supplied by `Permissions`). */
-export interface PathResolver {
-  /**
-   * Resolve a path argument; `undefined` when it escapes the root or is
-   * invalid. May answer without a promise (then the call is judged without one).
-   */
-  resolve(input: string): ResolvedSubjectPath | undefined | Promise<ResolvedSubjectPath | undefined>
-  /** Whether a root-relative path exists. */
-  exists(relative: string): Promise<boolean>
-  /**
-   * For one call: a function from a bare command name to the root-relative
-   * path of the program `PATH` finds for it, when that lies inside the root
-   * (see `root_programs.ts`); `undefined` when no lookup is done.
-   */
-  programs?(): ((name: string) => string | undefined) | undefined
-}
-
-/** A call as the policy sees it. */
-export interface PolicyCall extends PermissionCallInfo {
-  /** The validated args. */
-  readonly args: unknown
-}
-
-/** What the policy says about a call. */
-export interface PolicyVerdict {
-  /** The decision. */
-  readonly decision: PermissionDecision
-  /** The deciding rule; `undefined` when none matched (the default applies). */
-  readonly rule: CompiledRule | undefined
-  /** What the call acts on, for messages: the resolved path or the command line. */
-  readonly subject: string | undefined
-}
 
 const STRENGTH: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2 }
 
@@ -74,8 +24,14 @@ const STRENGTH: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2
  * `ask` over `allow`, and among rules of the winning decision the first one
  * is reported. A call no rule matches gets the default (`allow` unless set).
  * Matching fails closed: a path that cannot be resolved inside the root, a
- * command word computed at run time, or a predicate that throws counts as
- * matching every `deny` and `ask` rule it meets and no `allow` rule.
+ * command word computed at run time, a predicate that throws, or a rule that
+ * names a tool which declares no argument of the rule's kind (see
+ * `ArgumentRoles`) counts as matching every `deny` and `ask` rule it meets
+ * and no `allow` rule.
+ *
+ * Path rules judge the argument a tool declares as its `path` or
+ * `searchRoot` role, command rules its `command` (with `commandArgs` and
+ * `workingDirectory`): tools are known by what they declare, never by name.
  *
  * Rules are plain data (load them from JSON with `loadPermissionPolicy`) plus
  * `when` predicates in code. The policy itself holds no state; `Permissions`
@@ -168,8 +124,8 @@ export class PermissionPolicy {
     if (plan.needsPath) {
       // Its path is resolved once, whatever the number of rules: without a
       // promise once the real root is known and no symlink is on the way.
-      const input = (call.args as { path?: unknown } | null)?.path
-      if (typeof input === 'string') {
+      const input = subject.pathInput
+      if (input !== undefined) {
         const resolved = paths.resolve(input)
         if (resolved instanceof Promise) return resolved.then((found) => this.#judge(plan, subject.withPath(found), 0, undefined))
         subject.withPath(resolved)
@@ -209,124 +165,6 @@ export class PermissionPolicy {
   }
 }
 
-/**
- * A tool's rules, prepared once per tool name: whether a path must be
- * resolved, and its command rules indexed by the executable their prefixes
- * name, so a call checks only the prefixes that can match its commands.
- */
-interface Plan {
-  /** The tool's rules, in order. */
-  readonly rules: readonly CompiledRule[]
-  /** Whether some rule matches paths. */
-  readonly needsPath: boolean
-  /**
-   * Whether a path of this tool can be refused (a `deny` or `ask` path rule,
-   * or path rules under a default that is not `allow`): then a handler must
-   * not act on a file whose other names were never judged.
-   */
-  readonly guardsLinks: boolean
-  /** For each rule, its slot among the command rules; -1 for other rules. */
-  readonly slots: readonly number[]
-  /** How many command rules. */
-  readonly commandRules: number
-  /**
-   * Every literal text the path globs of this tool require, as one regular
-   * expression (V8 tests an alternation of literals in tens of
-   * nanoseconds): a path that contains none of them matches no glob that
-   * has one, which spares testing those globs one by one. `undefined` when
-   * no glob has one.
-   */
-  readonly pathScreen: RegExp | undefined
-  /** For each rule: a path rule all of whose globs the screen covers. */
-  readonly screened: readonly boolean[]
-  /** Executable name → its command rules' prefixes (see {@link PrefixIndex}). */
-  readonly byExecutable: ReadonlyMap<string, PrefixIndex>
-}
-
-/** A command rule's prefix, the rule's slot, and whether it matches as a `deny`/`ask` rule (see {@link CommandPrefix}). */
-interface SlotPrefix {
-  readonly slot: number
-  readonly prefix: CommandPrefix
-  readonly strict: boolean
-}
-
-/**
- * The prefixes that start with one executable name: those checked against
- * every command of that name (`rm`, and `rm -rf`: option words may be
- * spelled many ways; the deny/ask prefixes of a program whose subcommands
- * can be abbreviated, `npm publ`), and the others by their second word, an operand. Such
- * a prefix advances past its second word only on an equal word of the
- * command (options may sit between), or on a computed word (`$X`, `pus?`),
- * which could be it: a command with neither cannot match, so `git status`
- * is checked against no `git push…` prefix at all, while `git "$X"` (a
- * computed word where the second word would be) is checked against all of
- * them.
- */
-interface PrefixIndex {
-  readonly always: SlotPrefix[]
-  readonly bySecondWord: Map<string, SlotPrefix[]>
-}
-
-function planOf(rules: readonly CompiledRule[], defaultDecision: PermissionDecision): Plan {
-  const slots: number[] = []
-  const byExecutable = new Map<string, PrefixIndex>()
-  let commandRules = 0
-  const literals = new Set<string>()
-  const screened: boolean[] = []
-  for (const rule of rules) {
-    screened.push(rule.match.kind === 'paths' && rule.match.globs.every((glob) => glob.requiredText !== undefined))
-    if (rule.match.kind === 'paths') for (const glob of rule.match.globs) for (const text of glob.requiredText ?? []) literals.add(text)
-    if (rule.match.kind !== 'commands') {
-      slots.push(-1)
-      continue
-    }
-    const slot = commandRules++
-    slots.push(slot)
-    const strict = rule.decision !== 'allow'
-    for (const prefix of rule.match.prefixes) {
-      const name = prefix.words[0]!
-      let index = byExecutable.get(name)
-      if (index === undefined) byExecutable.set(name, (index = { always: [], bySecondWord: new Map() }))
-      const second = prefix.words[1]
-      if (second === undefined || (second.startsWith('-') && second.length > 1 && second !== '--') || (strict && abbreviatesSubcommands(name))) {
-        index.always.push({ slot, prefix, strict })
-        continue
-      }
-      let entries = index.bySecondWord.get(second)
-      if (entries === undefined) index.bySecondWord.set(second, (entries = []))
-      entries.push({ slot, prefix, strict })
-    }
-  }
-  const pathScreen = literals.size === 0 ? undefined : new RegExp([...literals].map(escapeRegExp).join('|'))
-  const pathRules = rules.filter((rule) => rule.match.kind === 'paths')
-  const guardsLinks = pathRules.length > 0 && (defaultDecision !== 'allow' || pathRules.some((rule) => rule.decision !== 'allow'))
-  return { rules, needsPath: pathRules.length > 0, guardsLinks, slots, commandRules, byExecutable, pathScreen, screened }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-}
-
-/**
- * What `evaluate` says: a verdict, and the call's path as resolved (`null`
- * when it has none or no path rule applies, `undefined` when it does not
- * resolve inside the root).
- *
- * @internal
- */
-export interface Evaluation extends PolicyVerdict {
-  /** The resolved path argument, as the resolver returned it. */
-  readonly path: ResolvedSubjectPath | undefined | null
-  /** Whether the tool's path rules can refuse a path (see `Plan.guardsLinks`): the handler must then refuse a file with other names. */
-  readonly guardsLinks: boolean
-  /**
-   * Why the call's commands cannot be known (a computed command word, a
-   * program running code of its own), when a command rule decided it
-   * because of that: the denial says so.
-   */
-  readonly unknowable: string | undefined
-}
-
 /** A verdict whose `subject` (a string built from the args) is made only when read: an allowed call never reads it. */
 class Verdict implements Evaluation {
   readonly decision: PermissionDecision
@@ -354,293 +192,12 @@ class Verdict implements Evaluation {
   get unknowable(): string | undefined {
     return this.rule?.match.kind === 'commands' && this.rule.decision !== 'allow' ? this.#of.unknowable : undefined
   }
-}
 
-/** One call's path or commands, worked out at most once whatever the number of rules. */
-class Subject {
-  readonly #call: PolicyCall
-  readonly #paths: PathResolver
-  readonly #plan: Plan
-  #info: PermissionCallInfo | undefined
-  /** `null`: no path argument; `undefined`: it cannot be resolved inside the root. */
-  #path: ResolvedSubjectPath | undefined | null = null
-  /** `PathGlob.subjectOf(#path.relative)`, made once for every glob. */
-  #pathText = ''
-  /** Whether the path contains any literal text of the tool's globs (`Plan.pathScreen`), tested once. */
-  #literalSeen: boolean | undefined
-  #commands: CommandSubject | undefined
-  /** Per command rule (by slot): 1 when one of its prefixes matches one of the call's commands. */
-  #hits: Uint8Array | undefined
-  /** Whether every command of the call is covered by an allow prefix (set with `#hits`). */
-  #allCovered = false
-  #described: string | undefined | null = null
-
-  constructor(call: PolicyCall, paths: PathResolver, plan: Plan) {
-    this.#call = call
-    this.#paths = paths
-    this.#plan = plan
+  get pathArgument(): string | undefined {
+    return this.#of.pathArgument
   }
 
-  /** The resolved path argument (see {@link Evaluation.path}). */
-  get path(): ResolvedSubjectPath | undefined | null {
-    return this.#path
+  get undeclared(): string | undefined {
+    return this.#of.undeclared(this.rule)
   }
-
-  /** See {@link Evaluation.guardsLinks}. */
-  get guardsLinks(): boolean {
-    return this.#plan.guardsLinks
-  }
-
-  /** See {@link Evaluation.unknowable}. */
-  get unknowable(): string | undefined {
-    return this.#commands?.dynamic
-  }
-
-  /** Set the call's resolved `path` argument, before matching. */
-  withPath(resolved: ResolvedSubjectPath | undefined): this {
-    this.#path = resolved
-    if (resolved !== undefined) this.#pathText = PathGlob.subjectOf(resolved.relative)
-    return this
-  }
-
-  /**
-   * Whether the rule (at `position` in the plan) matches; a promise only
-   * when a directory's contents must be looked at.
-   */
-  matches(rule: CompiledRule, position: number): boolean | Promise<boolean> {
-    const strict = rule.decision !== 'allow'
-    const match = rule.match
-    switch (match.kind) {
-      case 'any':
-        return true
-      case 'when':
-        try {
-          return match.when(this.#call.args, (this.#info ??= { toolName: this.#call.toolName, callId: this.#call.callId })) === true
-        } catch (error) {
-          process.emitWarning(`Permission rule rules[${rule.index}] (${rule.name}) threw: ${errorSummary(error)}; treated as ${strict ? 'matching' : 'not matching'}`, {
-            code: 'TOOLSMITH_PERMISSION_PREDICATE_ERROR',
-          })
-          return strict
-        }
-      case 'paths': {
-        const resolved = this.#path
-        if (resolved === null) return false // no path argument
-        if (resolved === undefined) return strict // cannot be resolved inside the root
-        // Other names of the file are invisible here (one may be `.env`): fail closed.
-        if (resolved.hardLinks !== undefined) return strict
-        const text = this.#pathText
-        const seen = (this.#literalSeen ??= this.#plan.pathScreen === undefined || this.#plan.pathScreen.test(text))
-        const below = strict && resolved.isDirectory
-        // No literal text of any glob in the path: no screened glob can match it.
-        if (!seen && !below && this.#plan.screened[position] === true) return false
-        let needed: string[] | undefined
-        for (const glob of match.globs) {
-          if ((seen || glob.requiredText === undefined) && glob.matchesSubject(text)) return true
-          if (!below) continue
-          // A search of a directory reaches what lies below it.
-          const reach = glob.couldMatchBelow(resolved.relative, this.#call.toolName === 'grep')
-          if (reach === true) return true
-          if (reach !== false) (needed ??= []).push(...reach)
-        }
-        return needed === undefined ? false : this.#anyExists(needed)
-      }
-      case 'commands': {
-        const commands = this.#commandSubject()
-        if (commands === undefined) return false
-        if (commands.dynamic !== undefined) return strict
-        const hit = (this.#hits ??= this.#matchCommands(commands))[this.#plan.slots[position]!] === 1
-        // An allow prefix grants the call only when every command of it is covered.
-        return hit && (strict || this.#allCovered)
-      }
-    }
-  }
-
-  /**
-   * Every command rule's answer at once: each command is checked only
-   * against the prefixes that start with its executable's name (a prefix
-   * naming another executable cannot match it), and among those, see
-   * {@link PrefixIndex}.
-   */
-  #matchCommands(commands: CommandSubject): Uint8Array {
-    const hits = new Uint8Array(this.#plan.commandRules)
-    const { commands: argvs, names, passThrough } = commands
-    // A call an allow prefix cannot vouch for (see CommandSubject.opaque) is covered by none.
-    let covered = commands.opaque === undefined
-    // Whether a command may run outside the root (a `cd`, or the call's own `opts.cwd`): a relative
-    // program path (`bin/x`) is then another file, and git may work on another repository.
-    const elsewhere = commands.movesDirectory || startsElsewhere(this.#call.args)
-    for (let i = 0; i < argvs.length; i++) {
-      const name = names[i]!
-      const index = this.#plan.byExecutable.get(name)
-      // An allow rule covers a script only when every command it runs is
-      // covered: by an allow prefix, as a wrapper of covered commands, or as
-      // a harmless builtin. `npm test; git push` is not `npm test`.
-      const argv = argvs[i]!
-      let allowed = passThrough[i] === true || harmless(name, argv)
-      if (index === undefined) {
-        covered &&= allowed
-        continue
-      }
-      if (checkPrefixes(index.always, name, argv, hits, elsewhere)) allowed = true
-      if (index.bySecondWord.size > 0) {
-        if (secondWordComputed(argv)) {
-          // A computed word could be any second word: every prefix decides for itself.
-          for (const entries of index.bySecondWord.values()) if (checkPrefixes(entries, name, argv, hits, elsewhere)) allowed = true
-        } else {
-          for (let w = 1; w < argv.length; w++) {
-            const entries = index.bySecondWord.get(argv[w]!)
-            if (entries !== undefined && checkPrefixes(entries, name, argv, hits, elsewhere)) allowed = true
-          }
-        }
-      }
-      // git in another directory may be a nested repository, whose configuration and hooks the root's rules never saw.
-      covered &&= allowed && !runsConfiguredCode(name, argv) && !(name === 'git' && elsewhere)
-    }
-    this.#allCovered = covered
-    return hits
-  }
-
-  async #anyExists(paths: readonly string[]): Promise<boolean> {
-    for (const needed of paths) if (await this.#paths.exists(needed)) return true
-    return false
-  }
-
-  #commandSubject(): CommandSubject | undefined {
-    if (this.#commands !== undefined) return this.#commands
-    const args = this.#call.args as { cmd?: unknown; args?: unknown } | null
-    if (typeof args?.cmd !== 'string') return undefined
-    const rest = Array.isArray(args.args) ? args.args.filter((a): a is string => typeof a === 'string') : []
-    this.#commands = withRootPrograms(commandSubject(args.cmd, rest), this.#paths.programs?.())
-    return this.#commands
-  }
-
-  /** What the call acts on, for messages: the command line or the path as given. */
-  describe(): string | undefined {
-    if (this.#described === null) this.#described = describeArgs(this.#call.args)
-    return this.#described
-  }
-}
-
-/**
- * `subject` with each bare command name that `PATH` finds inside the root
- * given as that path (`echo` → `node_modules/.bin/echo`): a bare allow rule
- * then does not cover it, and as a wrapper it covers nothing.
- */
-function withRootPrograms(subject: CommandSubject, lookup: ((name: string) => string | undefined) | undefined): CommandSubject {
-  if (lookup === undefined) return subject
-  let commands: (readonly string[])[] | undefined
-  let passThrough: boolean[] | undefined
-  for (let i = 0; i < subject.commands.length; i++) {
-    const argv = subject.commands[i]!
-    const word = argv[0]
-    if (word === undefined || word === '' || word.includes('/') || isComputedWord(word)) continue
-    const file = lookup(word)
-    if (file === undefined) continue
-    ;(commands ??= [...subject.commands])[i] = [file, ...argv.slice(1)]
-    ;(passThrough ??= [...subject.passThrough])[i] = false
-  }
-  return commands === undefined ? subject : { ...subject, commands, passThrough: passThrough! }
-}
-
-/**
- * Whether a computed word ({@link isComputedWord}) stands where a prefix's
- * second word could be compared: the first operand, past options and the
- * values they may take (the walk of `CommandPrefix`). A computed word later
- * on (`git add src/*.ts`) is never compared with a second word.
- */
-function secondWordComputed(argv: readonly string[]): boolean {
-  let afterOption = false
-  for (let w = 1; w < argv.length; w++) {
-    const word = argv[w]!
-    if (isComputedWord(word)) return true
-    if (word === '--') return w + 1 < argv.length && isComputedWord(argv[w + 1]!)
-    if (word.startsWith('-') && word !== '-') afterOption = !word.includes('=')
-    else if (afterOption) afterOption = false
-    else return false
-  }
-  return false
-}
-
-/**
- * Mark in `hits` the rules whose prefixes among `entries` match one
- * command, and say whether an `allow` prefix does (an allow rule already
- * hit by an earlier command is checked again until one covers this one).
- */
-function checkPrefixes(entries: readonly SlotPrefix[], name: string, argv: readonly string[], hits: Uint8Array, elsewhere: boolean): boolean {
-  let allowed = false
-  for (let e = 0; e < entries.length; e++) {
-    const { slot, prefix, strict } = entries[e]!
-    if (hits[slot] === 1 && (strict || allowed)) continue
-    // An allow rule for `bin/x` names a file relative to the root: after a `cd` it is another one.
-    if (!strict && elsewhere && prefix.path !== undefined && !prefix.path.startsWith('/')) continue
-    if (!prefix.matchesNamed(name, argv, strict)) continue
-    hits[slot] = 1
-    if (!strict) allowed = true
-  }
-  return allowed
-}
-
-/**
- * Commands that act on nothing but the shell's own state or its output, and
- * the words that open or close the shell's compound commands: an allow rule
- * for a script need not name them (`cd src && npm test` is covered by an
- * allow rule for `npm test`). A command substitution in them is a command of
- * its own and is judged as one.
- */
-const HARMLESS = new Set(['cd', 'pushd', 'popd', 'pwd', 'true', 'false', ':', 'echo', 'printf', 'test', '[', 'for', 'case', 'select', 'fi', 'done', 'esac'])
-
-/**
- * A harmless builtin, given plain words: `-v` (`test -v 'a[$(…)]'`,
- * `printf -v NAME`) evaluates or assigns a variable, and `${…}`, `$(…)` and
- * backquotes can run code, so neither is harmless (`cd "$DIR"` is).
- */
-function harmless(name: string, argv: readonly string[]): boolean {
-  // `./echo` and `bin/cd` are files of the root, not the builtins.
-  if (!HARMLESS.has(name) || !isPathLookup(argv[0]!)) return false
-  for (let w = 1; w < argv.length; w++) {
-    const word = argv[w]!
-    if (word.startsWith('-v') || word.includes('${') || word.includes('$(') || word.includes('`')) return false
-  }
-  return true
-}
-
-/**
- * Options with which an allowed program runs code its command line does
- * not show (`git -c core.fsmonitor=…`, `npm --node-options=…`): an allow
- * prefix does not cover a command that has one.
- */
-const CODE_OPTIONS: ReadonlyMap<string, RegExp> = new Map([
-  // -C, --git-dir and --work-tree: another repository, whose configuration and hooks the root's rules never saw.
-  ['git', /^(?:-c$|-c.|--config-env|--exec-path|--upload-pack|--receive-pack|--template|-C$|--git-dir|--work-tree)/],
-  ['npm', /^--(?:node-options|script-shell|userconfig|globalconfig|prefix|call)(?:=|$)|^-c$/],
-  ['pnpm', /^--(?:node-options|script-shell|config\.)|^-c$/],
-  ['yarn', /^--(?:node-options|script-shell)/],
-  ['node', /^(?:-e|--eval|-p|--print|-r|--require|--import|--loader|--experimental-loader)(?:=|$)/],
-])
-
-/** Whether the call starts in a directory other than the root (`bash`'s `opts.cwd`). */
-function startsElsewhere(args: unknown): boolean {
-  const cwd = (args as { opts?: { cwd?: unknown } } | null)?.opts?.cwd
-  return typeof cwd === 'string' && cwd !== '' && cwd !== '.' && cwd !== './'
-}
-
-function runsConfiguredCode(name: string, argv: readonly string[]): boolean {
-  const pattern = CODE_OPTIONS.get(name)
-  if (pattern === undefined) return false
-  for (let w = 1; w < argv.length; w++) {
-    const word = argv[w]!
-    if (word === '--') return false
-    if (pattern.test(word)) return true
-  }
-  return false
-}
-
-function describeArgs(value: unknown): string | undefined {
-  const args = value as { path?: unknown; cmd?: unknown; args?: unknown } | null
-  if (typeof args?.cmd === 'string') {
-    const line = [args.cmd, ...(Array.isArray(args.args) ? args.args.map(String) : [])].join(' ')
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line
-  }
-  if (typeof args?.path === 'string') return args.path
-  return undefined
 }

@@ -23,9 +23,10 @@ export interface PermissionCallInfo {
 }
 
 /**
- * Match a path tool's `path` argument (read, write, edit, grep, or any tool
- * whose args carry a string `path`) against globs, after it is resolved
- * inside the root (`..` collapsed, symlinks followed).
+ * Match the argument a tool declares as its path (`roles.path` or
+ * `roles.searchRoot`: read, write, edit, grep, or any tool that declares
+ * one) against globs, after it is resolved inside the root (`..` collapsed,
+ * symlinks followed).
  */
 export interface PathMatch {
   /** Root-relative globs (see `PathGlob`): `src/**`, `.env*`, `{src,test}/**`. */
@@ -33,7 +34,8 @@ export interface PathMatch {
 }
 
 /**
- * Match a `bash` call (or any tool whose args are `{ cmd, args }`) by command
+ * Match the command line a tool declares (`roles.command` and
+ * `roles.commandArgs`: `bash`, or any tool that declares them) by command
  * prefix, wrappers and `sh -c` scripts unwrapped.
  */
 export interface CommandMatch {

@@ -44,7 +44,7 @@ export function aiSdkApproval(tool: Tool, ctx: DispatchContext, prepare: (input:
       const prepared = await tool.prepare(prepare(input), ctx)
       // Invalid args fail in `execute` with E_INVALID_TOOL_ARGS; nothing to approve.
       if (!prepared.ok) return false
-      const needed = (await gate.preview({ toolName: tool.name, callId: prepared.callId, args: prepared.args })) === 'ask'
+      const needed = (await gate.preview({ toolName: tool.name, callId: prepared.callId, args: prepared.args, roles: tool.roles })) === 'ask'
       if (needed) asked.add(toolCallId)
       return needed
     },

@@ -124,6 +124,7 @@ export class BashTool extends Tool<any, BashArgs> {
       inputSchema: bashSchema,
       sideEffect: true,
       idempotent: false,
+      roles: { command: 'cmd', commandArgs: 'args', workingDirectory: 'opts.cwd' },
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: (args, ctx, _meta, call) => bashHandler(sandbox, args, call, ctx),
     })

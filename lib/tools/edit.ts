@@ -9,7 +9,7 @@ import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { abandonReplacement, commitReplacement, prepareReplacement, readRegularFile } from '../sandbox/files.js'
-import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
+import { assertAsJudged, assertSingleName, judgedPathIn, type JudgedPath } from '../sandbox/judged_path.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import { assertNotProtected } from '../sandbox/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -81,6 +81,7 @@ export class EditTool extends Tool<any, EditArgs> {
       inputSchema: editSchema,
       sideEffect: true,
       idempotent: false,
+      roles: { path: 'path' },
       redact: ({ path, patch }): RedactedEditArgs => ({
         path,
         patchBytes: Buffer.byteLength(patch),
@@ -142,7 +143,7 @@ export async function editFileHandler(sandbox: Sandbox, { path, patch }: EditArg
     )
   }
   // A permission gate's judged path (if any): the edit reads and replaces exactly that file.
-  const judged = await takeJudgedPath(call, path, sandbox)
+  const judged = await judgedPathIn(call, 'path', path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
   sandbox.credentials.assertAllowed(resolved, 'edit')
   assertAsJudged(judged, resolved)

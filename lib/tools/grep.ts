@@ -4,24 +4,23 @@
  *
  * @module
  */
-import { constants, type Stats } from 'node:fs'
-import { mkdir, mkdtemp, readlink, rm, symlink, writeFile, type FileHandle } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED, E_TOOL_NOT_A_FILE } from '../exceptions.js'
+import { E_TOOL_FILE_NOT_FOUND, E_TOOL_GREP_FAILED } from '../exceptions.js'
 import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { buildSandboxEnv } from '../sandbox/environment.js'
 import { headBoundary, truncationMarker } from '../sandbox/capture.js'
-import { openInsideWithStats } from '../sandbox/files.js'
 import { resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
-import { assertAsJudged, assertSingleName, takeJudgedPath, type JudgedPath } from '../sandbox/shared_resolution.js'
+import { assertAsJudged, judgedPathIn } from '../sandbox/judged_path.js'
 import { runBounded, type BoundedRunResult } from '../sandbox/process.js'
 import { jailFor, jailedCommand } from '../sandbox/search_jail.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import { linkSignals } from '../utils/linked_signal.js'
 import { rememberRules, rememberedRules, scanIgnoreRules } from './grep_ignore.js'
 import { dropOtherNames } from './grep_links.js'
+import { assertSearchable, hostPathOf, openTarget, type SearchTarget } from './grep_target.js'
 import { onLocalFileSystem, runJailedOrChecked, trustworthy } from './grep_walk_check.js'
 
 /** Arguments of `grep`. */
@@ -73,119 +72,6 @@ export function ripgrepArgs(pattern: string, target: string, ignoreFile?: string
   return ['--no-config', '--no-ignore', ...rules, '-n', '-H', '--no-heading', ...paths, '-e', pattern, '--', target]
 }
 
-let procFdWorks: boolean | undefined
-
-/** Whether descriptors can be named as `/proc/<pid>/fd/N` (Linux with /proc mounted). */
-async function usableProcFd(handle: FileHandle): Promise<boolean> {
-  procFdWorks ??= await readlink(`/proc/${process.pid}/fd/${handle.fd}`).then(
-    () => true,
-    () => false,
-  )
-  return procFdWorks
-}
-
-/** Refuse anything but a directory or a regular file (FIFOs would block rg). */
-function assertSearchable(resolved: ResolvedPath, stats: Stats): void {
-  if (stats.isDirectory() || stats.isFile()) return
-  const kind = stats.isFIFO()
-    ? 'FIFO (named pipe)'
-    : stats.isSocket()
-      ? 'socket'
-      : stats.isCharacterDevice()
-        ? 'character device'
-        : stats.isBlockDevice()
-          ? 'block device'
-          : 'special file'
-  throw new E_TOOL_NOT_A_FILE(`${JSON.stringify(resolved.input)} is a ${kind}; grep searches directories and regular files only`, {
-    details: { path: resolved.input },
-  })
-}
-
-/** What rg is pointed at, and how to turn the paths it prints back into root-relative ones. */
-interface SearchTarget {
-  /** rg's working directory. */
-  cwd: string
-  /** The path argument given to rg. */
-  path: string
-  /** The held descriptor of the checked target, if any. */
-  handle: FileHandle | undefined
-  /** Rewrite rg's printed paths (at the start of each line) to root-relative ones. */
-  unprefix(text: string): string
-  /** Bytes each output line gains (or loses, when negative) in {@link SearchTarget.unprefix}. */
-  lineDelta: number
-  /** Host paths rg may print that must not reach a message, each with what to print instead. */
-  hostPaths: [string, string][]
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-/**
- * Open the checked target (no final symlink followed, re-checked through its
- * descriptor) and point rg at the descriptor, never at the path again: a
- * swap of any component after the check cannot redirect the search.
- * A directory becomes rg's working directory (`/proc/self/fd/N`, searched as
- * `.`); a regular file is searched as `/proc/<pid>/fd/N`. Without /proc the
- * path is used as before.
- */
-async function openTarget(resolved: ResolvedPath, judged: JudgedPath | undefined): Promise<SearchTarget> {
-  const isDirectory = resolved.stats!.isDirectory()
-  // O_NONBLOCK: a FIFO swapped in after the check must not block the open; O_DIRECTORY: a
-  // directory must still be one.
-  const flags = constants.O_RDONLY | (isDirectory ? (constants.O_DIRECTORY ?? 0) : (constants.O_NONBLOCK ?? 0))
-  // The fstat is taken before the real-path re-check, so the link count
-  // belongs to the name that check saw (a second name made and removed
-  // again in between cannot hide).
-  const opened = await openInsideWithStats(resolved, resolved.absolute, flags, undefined, true)
-  const handle = opened.handle
-  try {
-    const stats = opened.stats!
-    assertSearchable(resolved, stats)
-    assertSingleName(judged, resolved.input, stats)
-    if (stats.isDirectory() !== isDirectory) {
-      throw new E_TOOL_NOT_A_FILE(`${JSON.stringify(resolved.input)} changed type while it was being opened; try again`, {
-        details: { path: resolved.input },
-      })
-    }
-    if (!(await usableProcFd(handle))) {
-      await handle.close().catch(() => undefined)
-      return {
-        cwd: resolved.root,
-        path: resolved.relative,
-        handle: undefined,
-        // Searching "." makes rg print "./src/a.ts"; drop the "./" so paths read as root-relative.
-        unprefix: (text) => (resolved.relative === '.' ? text.replace(/^\.\//gm, '') : text),
-        lineDelta: resolved.relative === '.' ? -2 : 0,
-        hostPaths: [],
-      }
-    }
-    if (isDirectory) {
-      const prefix = resolved.relative === '.' ? '' : `${resolved.relative}/`
-      return {
-        cwd: `/proc/self/fd/${handle.fd}`,
-        path: '.',
-        handle,
-        unprefix: (text) => text.replace(/^\.\//gm, () => prefix),
-        lineDelta: Buffer.byteLength(prefix) - 2,
-        hostPaths: [],
-      }
-    }
-    const fdPath = `/proc/${process.pid}/fd/${handle.fd}`
-    const pattern = new RegExp(`^${escapeRegExp(fdPath)}(?=:)`, 'gm')
-    return {
-      cwd: resolved.root,
-      path: fdPath,
-      handle,
-      unprefix: (text) => text.replace(pattern, () => resolved.relative),
-      lineDelta: Buffer.byteLength(resolved.relative) - Buffer.byteLength(fdPath),
-      hostPaths: [[fdPath, resolved.relative]],
-    }
-  } catch (error) {
-    await handle.close().catch(() => undefined)
-    throw error
-  }
-}
 
 /** A search ready to run: where rg looks, its rules file, and the scratch directory to remove after it. */
 interface PreparedSearch {
@@ -408,25 +294,13 @@ export class GrepTool extends Tool<any, GrepArgs> {
       inputSchema: grepSchema,
       sideEffect: false,
       idempotent: true,
+      // rg skips hidden names: a rule about something below a dot-folder cannot be reached by the search.
+      roles: { searchRoot: 'path' },
       handler: (args, _ctx, _meta, call) => grepHandler(sandbox, args, call),
     })
   }
 }
 
-/**
- * The host path of a file rg printed (as it printed it: `./x`, or
- * `<relative>/x` through the scratch tree), through the searched
- * directory's descriptor where there is one: what the hard-link filter
- * looks at. A printed path of another form gives a path that does not
- * exist, so the filter leaves it out.
- */
-function hostPathOf(printed: string, resolved: ResolvedPath, target: SearchTarget): string {
-  if (target.handle === undefined) return `${resolved.root}/${printed}`
-  const directory = `/proc/self/fd/${target.handle.fd}/`
-  if (printed.startsWith('./')) return directory + printed.slice(2)
-  const below = `${resolved.relative}/`
-  return printed.startsWith(below) ? directory + printed.slice(below.length) : '\0'
-}
 
 /**
  * The `grep` tool's handler, as a function of its sandbox: what
@@ -440,7 +314,7 @@ function hostPathOf(printed: string, resolved: ResolvedPath, target: SearchTarge
  */
 export async function grepHandler(sandbox: Sandbox, { pattern, path = '.' }: GrepArgs, call: ToolCallInfo): Promise<string> {
   // A permission gate's judged path (if any): the search covers exactly that directory or file.
-  const judged = await takeJudgedPath(call, path, sandbox)
+  const judged = await judgedPathIn(call, 'path', path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
   sandbox.credentials.assertAllowed(resolved, 'grep')
   assertAsJudged(judged, resolved)

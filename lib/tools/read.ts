@@ -12,7 +12,7 @@ import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbo
 import { toToolError } from '../sandbox/fs_errors.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
-import { assertAsJudged, assertSingleName, takeSharedResolution, type JudgedPath } from '../sandbox/shared_resolution.js'
+import { assertAsJudged, assertSingleName, judgedPathOf, type JudgedPath } from '../sandbox/judged_path.js'
 import { BINARY_SNIFF_BYTES, readLineRange } from './read_lines.js'
 import { rangeNote } from './read_notes.js'
 
@@ -132,13 +132,14 @@ export class ReadTool extends Tool<any, ReadArgs> {
       inputSchema: readSchema,
       sideEffect: false,
       idempotent: true,
+      roles: { path: 'path' },
       handler: async ({ path, offset, limit, lineNumbers }, _ctx, _meta, call) => {
         assertFilePathInput(path)
         const ranged = offset !== undefined || limit !== undefined || lineNumbers === true
         // A permission gate that judged this path for this run hands it over:
         // what is read must be exactly the file it judged.
         // (Taken synchronously: a call without a gate pays no extra await.)
-        let judged = takeSharedResolution(call, path)
+        let judged = judgedPathOf(call, 'path', path)
         if (judged !== undefined && judged.resolution.root !== (await sandbox.realRoot())) judged = undefined
         if (!ranged) {
           // The common case, a whole small file, in the fewest thread-pool

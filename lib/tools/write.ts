@@ -8,7 +8,7 @@ import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { writeFileAtomic } from '../sandbox/files.js'
-import { assertAsJudged, takeJudgedPath } from '../sandbox/shared_resolution.js'
+import { assertAsJudged, judgedPathIn } from '../sandbox/judged_path.js'
 import { assertFilePathInput, resolveInRoot } from '../sandbox/paths.js'
 import { assertNotProtected } from '../sandbox/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -65,6 +65,7 @@ export class WriteTool extends Tool<any, WriteArgs> {
       inputSchema: writeSchema,
       sideEffect: true,
       idempotent: false,
+      roles: { path: 'path' },
       redact: ({ path, content }): RedactedWriteArgs => ({
         path,
         contentBytes: Buffer.byteLength(content),
@@ -96,7 +97,7 @@ export async function writeFileHandler(sandbox: Sandbox, { path, content }: Writ
     )
   }
   // A permission gate's judged path (if any): the write goes exactly there.
-  const judged = await takeJudgedPath(call, path, sandbox)
+  const judged = await judgedPathIn(call, 'path', path, sandbox)
   const resolved = await resolveInRoot(sandbox, path)
   sandbox.credentials.assertAllowed(resolved, 'write')
   assertAsJudged(judged, resolved)

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Permissions } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { BASH_ROLES } from '../support/builtin_roles.js'
 
 const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-allow-cover-')))
 
@@ -23,7 +24,7 @@ const policy = {
 }
 
 async function decide(permissions: Permissions, script: string): Promise<string> {
-  return await permissions.preview({ toolName: 'bash', callId: script, args: { cmd: 'bash', args: ['-c', script] } })
+  return await permissions.preview({ toolName: 'bash', roles: BASH_ROLES, callId: script, args: { cmd: 'bash', args: ['-c', script] } })
 }
 
 describe('an allow prefix covers a script only when it covers every command in it', () => {
@@ -54,8 +55,8 @@ describe('an allow prefix covers a script only when it covers every command in i
   })
 
   it('a call made without a shell is one command', async () => {
-    expect(await permissions.preview({ toolName: 'bash', callId: 'a', args: { cmd: 'npm', args: ['test'] } })).toBe('allow')
-    expect(await permissions.preview({ toolName: 'bash', callId: 'b', args: { cmd: 'npm', args: ['publish'] } })).toBe('ask')
+    expect(await permissions.preview({ toolName: 'bash', roles: BASH_ROLES, callId: 'a', args: { cmd: 'npm', args: ['test'] } })).toBe('allow')
+    expect(await permissions.preview({ toolName: 'bash', roles: BASH_ROLES, callId: 'b', args: { cmd: 'npm', args: ['publish'] } })).toBe('ask')
   })
 
   it('a rule that allows every bash call still does, and deny and ask rules still catch any one command', async () => {

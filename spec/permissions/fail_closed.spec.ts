@@ -14,6 +14,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Permissions, createDispatchContext, createTools } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { BASH_ROLES } from '../support/builtin_roles.js'
 
 const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-fail-closed-')))
 
@@ -33,7 +34,7 @@ const bash = (script: string): Call => ({ cmd: 'bash', args: ['-c', script] })
 const argv = (...words: string[]): Call => ({ cmd: words[0]!, args: words.slice(1) })
 
 async function decide(permissions: Permissions, call: Call): Promise<string> {
-  return await permissions.preview({ toolName: 'bash', callId: 'c', args: call })
+  return await permissions.preview({ toolName: 'bash', roles: BASH_ROLES, callId: 'c', args: call })
 }
 
 /** The security review's seven spellings of `rm -rf v`. */

@@ -17,6 +17,7 @@ import {
   type PermissionDecisionEvent,
 } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { BASH_ROLES, PATH_ROLES, SEARCH_ROLES, builtinRoles } from '../support/builtin_roles.js'
 
 let root: string
 
@@ -89,7 +90,7 @@ describe("a tool's globs screened at once by their literal texts", () => {
     ['grep', '.', true, 'deny', 0],
     ['grep', 'src', true, 'deny', 0],
   ])('%s %s → %s (rule %s)', async (toolName, relative, isDirectory, decision, index) => {
-    const verdict = await policy.decide({ toolName, callId: 'c', args: { path: relative } }, resolverFor(relative, isDirectory))
+    const verdict = await policy.decide({ toolName, roles: builtinRoles(toolName), callId: 'c', args: { path: relative } }, resolverFor(relative, isDirectory))
     expect(verdict.decision).toBe(decision)
     expect(verdict.rule?.index).toBe(index)
   })
@@ -108,7 +109,7 @@ describe('a directory search and anchored globs, screened', () => {
     ['vendor', ['vendor/cache'], 'ask'],
   ])('grep %s with %j existing → %s', async (relative, existing, decision) => {
     const paths = { resolve: async () => ({ relative, isDirectory: true }), exists: async (p: string) => existing.includes(p) }
-    expect((await policy.decide({ toolName: 'grep', callId: 'c', args: { path: relative } }, paths)).decision).toBe(decision)
+    expect((await policy.decide({ toolName: 'grep', roles: SEARCH_ROLES, callId: 'c', args: { path: relative } }, paths)).decision).toBe(decision)
   })
 })
 
@@ -122,7 +123,7 @@ describe('command prefixes indexed by executable and second word', () => {
     ],
   })
   const paths = { resolve: async () => undefined, exists: async () => false }
-  const decide = (cmd: string, args: string[]) => policy.decide({ toolName: 'bash', callId: 'c', args: { cmd, args } }, paths)
+  const decide = (cmd: string, args: string[]) => policy.decide({ toolName: 'bash', roles: BASH_ROLES, callId: 'c', args: { cmd, args } }, paths)
 
   it.each<[string, string[], 'allow' | 'ask' | 'deny', number | undefined]>([
     ['rm', ['-rf', 'x'], 'ask', 0],
@@ -206,7 +207,7 @@ describe('path calls are judged without a promise once the root is known', () =>
     const permissions = new Permissions({ policy, root })
     const ctx = createDispatchContext()
     const decide = async (input: string, callId: string): Promise<{ sync: boolean; decision: string }> => {
-      const answer = permissions.authorize({ toolName: 'read', callId, args: { path: input }, loggedArgs: {} }, ctx)
+      const answer = permissions.authorize({ toolName: 'read', roles: PATH_ROLES, callId, args: { path: input }, loggedArgs: {} }, ctx)
       const sync = answer === undefined
       const decision = await Promise.resolve(answer).then(
         () => 'allow',

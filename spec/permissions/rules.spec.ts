@@ -33,10 +33,11 @@ beforeEach(() => {
   fs.writeFileSync(path.join(root, 'src/a.ts'), 'export const a = 1\n')
 })
 
-/** A `bash` look-alike: same name and args as the built-in, a handler that only reports it ran (nothing is executed). */
+/** A `bash` look-alike: same name, args and command roles as the built-in, a handler that only reports it ran (nothing is executed). */
 const fakeBash = defineTool({
   name: 'bash',
   schema: validator.object({ cmd: validator.string().required(), args: validator.array().items(validator.string()).default([]) }),
+  roles: { command: 'cmd', commandArgs: 'args' },
   execute: () => 'ran',
 })
 

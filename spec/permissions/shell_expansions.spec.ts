@@ -12,6 +12,7 @@ import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CommandPrefix, PermissionPolicy, loadPermissionPolicy, type PermissionDecision } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
+import { BASH_ROLES } from '../support/builtin_roles.js'
 
 let policy: PermissionPolicy
 const ASK_PUBLISH = 3
@@ -24,7 +25,7 @@ beforeAll(async () => {
 const paths = { resolve: async () => undefined, exists: async () => false }
 
 async function decide(p: PermissionPolicy, cmd: string, args: string[]): Promise<{ decision: PermissionDecision; rule: number | undefined }> {
-  const verdict = await p.decide({ toolName: 'bash', callId: 'c', args: { cmd, args } }, paths)
+  const verdict = await p.decide({ toolName: 'bash', roles: BASH_ROLES, callId: 'c', args: { cmd, args } }, paths)
   return { decision: verdict.decision, rule: verdict.rule?.index }
 }
 

@@ -64,7 +64,7 @@ export function runCall(tool: PipelineTool, ctx: DispatchContext, prepared: Prep
   // span: start — the call is prepared (callId, validation); nothing has run.
   if (ctx.journal === undefined && ctx.callHooks === undefined) {
     if (!prepared.ok) return Promise.reject(prepared.error)
-    return starter(ctx, prepared, new CallInfo(prepared as Prepared<unknown>, ctx.abortSignal))
+    return starter(ctx, prepared, new CallInfo(prepared as Prepared<unknown>, ctx.abortSignal, tool.roles, ctx.toolCallId))
   }
   const subject: CallSubject = {
     tool,
@@ -75,7 +75,7 @@ export function runCall(tool: PipelineTool, ctx: DispatchContext, prepared: Prep
   }
   return recorded(ctx, subject, async (track, startRow) => {
     if (!prepared.ok) throw prepared.error
-    const info = new CallInfo(prepared as Prepared<unknown>, ctx.abortSignal)
+    const info = new CallInfo(prepared as Prepared<unknown>, ctx.abortSignal, tool.roles, ctx.toolCallId)
     const run = async (): Promise<ToolResult> => {
       try {
         return await starter(ctx, prepared, info)

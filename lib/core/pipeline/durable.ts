@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { ArgumentRoles } from '../argument_roles.js'
 import type { ToolResult } from '../../contracts/tool_result.js'
 import { E_TOOL_ABORTED, errorSummary } from '../../exceptions.js'
 import type { ClaimingJournal, ToolCallClaim } from '../../journal/claiming.js'
@@ -36,6 +37,8 @@ export interface PipelineTool {
   readonly idempotent: boolean
   /** How an interrupted call's outcome is found out, if the tool can. */
   readonly reconcile?: ToolReconciler | undefined
+  /** What a permission gate judges, by role. */
+  readonly roles?: Readonly<ArgumentRoles> | undefined
 }
 
 /** How a call's outcome was obtained. */

@@ -1,11 +1,12 @@
 /**
- * A path as a permission gate judged it, handed to the handler of the same
- * run: the handler then acts on exactly that file, or refuses.
+ * A path as a permission gate judged it, carried to the handler of the same
+ * run on the call itself (`call.verdict.judged`, by argument name): the
+ * handler then acts on exactly that file, or refuses.
  *
  * @remarks
- * The key is the run's call object (the executor makes one per run and gives
- * the same object to the gate and to the handler), so a judged path never
- * reaches another call or another run of the same call. It is taken once.
+ * The call object is made per run and given to the gate and then to the
+ * handler, so a judged path never reaches another call or another run of
+ * the same call.
  *
  * A handler that takes one holds itself to it: what it opens must be the
  * judged file (its descriptor's real path is exactly the judged path), and
@@ -21,8 +22,13 @@ import { E_TOOL_PATH_ESCAPE } from '../exceptions.js'
 import { swappedSinceResolved } from './files.js'
 import type { PathScope, ResolvedPath } from './paths.js'
 
-/** A path a permission gate judged for one run. @internal */
-export interface JudgedPath {
+/**
+ * A path a permission gate judged for one run. Only a real instance (made by
+ * its constructor, not a look-alike object) is taken by a handler.
+ *
+ * @internal
+ */
+export class JudgedPath {
   /** The gate's resolution (its target may be missing; its `stats` may be minutes old after an approval). */
   readonly resolution: ResolvedPath
   /**
@@ -36,51 +42,70 @@ export interface JudgedPath {
    * names: what is opened must be this file (device and inode), whatever
    * its name count.
    */
-  readonly file?: { readonly dev: number; readonly ino: number } | undefined
+  readonly file: { readonly dev: number; readonly ino: number } | undefined
+  // A brand no copy of the prototype carries: `#judged in value` is true only for what this constructor made.
+  readonly #judged = true
+
+  /**
+   * @param resolution - The resolution the decision was made on.
+   * @param singleName - Whether a file with other names must be refused.
+   * @param file - The file an approver allowed knowing it has several names.
+   */
+  constructor(resolution: ResolvedPath, singleName: boolean, file?: { readonly dev: number; readonly ino: number }) {
+    this.resolution = resolution
+    this.singleName = singleName
+    this.file = file === undefined ? undefined : Object.freeze({ dev: file.dev, ino: file.ino })
+    Object.freeze(this)
+  }
+
+  /**
+   * Whether `value` was made by this class.
+   *
+   * @param value - Anything.
+   * @returns Whether it is a {@link JudgedPath}.
+   */
+  static is(value: unknown): value is JudgedPath {
+    return typeof value === 'object' && value !== null && #judged in value && (value as JudgedPath).#judged
+  }
 }
 
-const shared = new WeakMap<object, JudgedPath>()
-
-/**
- * Hand the path the gate judged (and allowed) to the handler of this run.
- *
- * @param run - The run's call object (what the gate was given).
- * @param judged - The resolution the decision was made on, and whether hard links must be refused.
- * @internal
- */
-export function shareResolution(run: object, judged: JudgedPath): void {
-  shared.set(run, judged)
+/** What a handler's call info carries of the gate's verdict (a structural view of `ToolCallInfo`). */
+export interface JudgedCall {
+  /** The gate's verdict, when a gate ran. */
+  readonly verdict?: { readonly judged?: ReadonlyMap<string, object> | undefined } | undefined
 }
 
 /**
- * Take the path the gate judged for this run, when it is of the same path
- * argument; the caller checks that it was made inside its own root
- * (`resolution.root`), or uses {@link takeJudgedPath} which does.
+ * The path the gate judged for this run's argument `argument`, when it is a
+ * {@link JudgedPath} of the same input; the caller checks that it was made
+ * inside its own root (`resolution.root`), or uses {@link judgedPathIn}
+ * which does. Synchronous: a call without a gate pays no extra await.
  *
- * @param run - The handler's call info (the same object the gate was given).
- * @param input - The path argument as the handler has it.
- * @returns The judged path, or `undefined` (none, or of another path).
+ * @param call - The handler's call info.
+ * @param argument - The argument's name (the tool's `path` or `searchRoot` role).
+ * @param input - The argument's value as the handler has it.
+ * @returns The judged path, or `undefined` (none, or of another value).
  * @internal
  */
-export function takeSharedResolution(run: object, input: string): JudgedPath | undefined {
-  const judged = shared.get(run)
-  if (judged === undefined) return undefined
-  shared.delete(run)
+export function judgedPathOf(call: JudgedCall, argument: string, input: string): JudgedPath | undefined {
+  const judged = call.verdict?.judged?.get(argument)
+  if (!JudgedPath.is(judged)) return undefined
   return judged.resolution.input === input ? judged : undefined
 }
 
 /**
- * {@link takeSharedResolution}, kept only when it was made inside `scope`'s
- * root (a gate configured with another root judged another tree).
+ * {@link judgedPathOf}, kept only when it was made inside `scope`'s root (a
+ * gate configured with another root judged another tree).
  *
- * @param run - The handler's call info.
- * @param input - The path argument as the handler has it.
+ * @param call - The handler's call info.
+ * @param argument - The argument's name.
+ * @param input - The argument's value as the handler has it.
  * @param scope - The handler's sandbox.
  * @returns The judged path, or `undefined`.
  * @internal
  */
-export async function takeJudgedPath(run: object, input: string, scope: PathScope): Promise<JudgedPath | undefined> {
-  const judged = takeSharedResolution(run, input)
+export async function judgedPathIn(call: JudgedCall, argument: string, input: string, scope: PathScope): Promise<JudgedPath | undefined> {
+  const judged = judgedPathOf(call, argument, input)
   if (judged === undefined) return undefined
   return judged.resolution.root === (await scope.realRoot()) ? judged : undefined
 }
