@@ -18,6 +18,7 @@ import { linkSignals } from '../utils/linked_signal.js'
 import { toMcpTool } from './mcp.js'
 import { mcpSdk } from './mcp_sdk.js'
 import { isPlainObject } from '../utils/guards.js'
+import { idempotencyKeyProblem, MCP_IDEMPOTENCY_KEY_META } from './idempotency_key.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
@@ -199,7 +200,12 @@ function rpcError(code: number, message: string): Error & { code: number } {
 type RequestExtra = Parameters<NonNullable<Server['fallbackRequestHandler']>>[1]
 
 /** `tools/call`'s params, checked with one-line `InvalidParams` errors. */
-function callParams(params: unknown): { name: string; arguments: Record<string, unknown> | undefined; progressToken: ProgressToken | undefined } {
+function callParams(params: unknown): {
+  name: string
+  arguments: Record<string, unknown> | undefined
+  progressToken: ProgressToken | undefined
+  idempotencyKey: string | undefined
+} {
   const invalid = (message: string): never => {
     throw rpcError(mcpSdk().ErrorCode.InvalidParams, `Invalid params: ${message}`)
   }
@@ -213,7 +219,13 @@ function callParams(params: unknown): { name: string; arguments: Record<string, 
   const meta = params._meta
   const token = isPlainObject(meta) ? meta.progressToken : undefined
   const progressToken = typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)) ? token : undefined
-  return { name: params.name, arguments: args, progressToken }
+  // Unlike a malformed progress token (ignored: it only costs notifications), a
+  // malformed key is refused: the client asked for a durable call and would
+  // otherwise get one that may run twice.
+  const key = isPlainObject(meta) ? meta[MCP_IDEMPOTENCY_KEY_META] : undefined
+  const problem = key === undefined ? undefined : idempotencyKeyProblem(key)
+  if (problem !== undefined) return invalid(`tools/call "params._meta[${JSON.stringify(MCP_IDEMPOTENCY_KEY_META)}]" ${problem}`)
+  return { name: params.name, arguments: args, progressToken, idempotencyKey: key as string | undefined }
 }
 
 function kindOf(value: unknown): string {
