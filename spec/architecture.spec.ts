@@ -15,6 +15,9 @@ const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../lib')
  */
 const RANKS: Record<string, number> = {
   base: 0, // lib/validation.ts, lib/exceptions.ts, utils/, contracts/
+  // The journal contract and its stores sit under core: the call pipeline
+  // (core: `tool.executor(ctx)`) records every call through them.
+  journal: 0.5,
   core: 1,
   sandbox: 1,
   artifacts: 2,

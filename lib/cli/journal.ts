@@ -6,7 +6,7 @@
  */
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { runJournalAudit } from './journal_audit.js'
-import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../runner/postgres_journal.js'
+import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../journal/postgres_journal.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'
 import { CliUsageError } from './usage.js'

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
 import { isSpooledArtifact, type ArtifactClass, type SpooledArtifactLike } from '../contracts/artifact.js'
 import {
   E_INVALID_INITIAL_TOOL_VALUE,
@@ -28,15 +29,7 @@ import { Registry } from './registry.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
-/** What events record in place of the args when a tool's `redact` throws. */
-export const REDACTION_FAILED = '[redaction failed]'
-
-/**
- * What events and journals record in place of args that failed validation:
- * a `redact` written for valid args cannot be trusted with arbitrary input
- * (`({ content, ...rest }) => rest` would pass a stray `password` through).
- */
-export const INVALID_ARGS_NOT_RECORDED = '[invalid args not recorded]'
+export { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
 
 /** What a handler may return: text, bytes, or an artifact wrapping either. */
 export type ToolResult = string | Uint8Array | SpooledArtifactLike

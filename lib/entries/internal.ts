@@ -55,9 +55,9 @@ export {
   matchesFilter,
   normaliseRow,
   safeJson,
-} from '../runner/journal.js'
+} from '../journal/output.js'
 export {
   retryWarning,
   type RetryWarningOptions,
 } from '../runner/retry_warning.js'
-export { redactToolInput } from '../runner/journal.js'
+export { redactToolInput } from '../journal/output.js'

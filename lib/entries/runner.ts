@@ -6,17 +6,7 @@
 export {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
   TOOL_CALL_ROW_FIELDS,
-  errorToJson,
-  isClaimingJournal,
-  outputToJson,
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimState,
-  type ClaimedRow,
-  type ClaimingJournal,
   type JournalOptions,
-  type ToolCallClaim,
-  type TurnCheckpoint,
   type ToolCallFilter,
   type ToolCallFlags,
   type ToolCallJournal,
@@ -25,15 +15,21 @@ export {
   type ToolCallScope,
   type ToolCallStatus,
   type TruncatedOutput,
-} from '../runner/journal.js'
+} from '../journal/contract.js'
+export { errorToJson, outputToJson } from '../journal/output.js'
 export {
-  JsonlJournal,
-  type JsonlJournalOptions,
-} from '../runner/jsonl_journal.js'
+  isClaimingJournal,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimState,
+  type ClaimedRow,
+  type ClaimingJournal,
+  type ToolCallClaim,
+  type TurnCheckpoint,
+} from '../journal/claiming.js'
+export { JsonlJournal, type JsonlJournalOptions } from '../journal/jsonl_journal.js'
 export { ARGS_NOT_KEPT, type CheckpointKeyInput } from '../runner/checkpoint_codec.js'
-export {
-  SqliteJournal,
-} from '../runner/sqlite_journal.js'
+export { SqliteJournal } from '../journal/sqlite_journal.js'
 export {
   PostgresJournal,
   postgresJournalMigration,
@@ -42,7 +38,7 @@ export {
   type PgQueryConfig,
   type PgQueryResult,
   type PostgresJournalOptions,
-} from '../runner/postgres_journal.js'
+} from '../journal/postgres_journal.js'
 export {
   copyMessages,
   type Message,
@@ -83,9 +79,7 @@ export {
   type TurnRunOptions,
   type TurnRunnerOptions,
 } from '../runner/turn_runner.js'
-export {
-  DEFAULT_CLAIM_LEASE_MS,
-} from '../runner/claims.js'
+export { DEFAULT_CLAIM_LEASE_MS } from '../journal/claims.js'
 export {
   fromOpenAIChatResponse,
   openAIChatModel,

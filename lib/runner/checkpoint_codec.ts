@@ -12,7 +12,7 @@ import { callIdOf } from '../core/call_identity.js'
 import type { DispatchContext } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_JOURNAL_CORRUPT } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
-import { errorToJson } from './journal.js'
+import { errorToJson } from '../journal/output.js'
 import type { Message, ModelToolCall } from './messages.js'
 
 /**

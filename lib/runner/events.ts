@@ -5,7 +5,7 @@
  * @module
  */
 import type { NetworkRequestEvent, PermissionDecisionEvent, ProtectedPathCreatedEvent } from '../core/dispatch_context.js'
-import type { ToolCallRow } from './journal.js'
+import type { ToolCallRow } from '../journal/contract.js'
 import type { ModelToolCall } from './messages.js'
 
 /** A turn began. */

@@ -12,7 +12,8 @@ import type { Tool, ToolResult } from '../core/tool.js'
 import type { ToolCall } from '../core/tool_call.js'
 import { isSpooledArtifact, type SpooledArtifactLike } from '../contracts/artifact.js'
 import { utf8Prefix } from '../utils/utf8.js'
-import { outputToJson, type TruncatedOutput } from './journal.js'
+import { outputToJson } from '../journal/output.js'
+import { type TruncatedOutput } from '../journal/contract.js'
 
 const PREVIEW_LINES = 20
 const PREVIEW_MAX_BYTES = 1_024

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ToolCallRow } from './journal.js'
+import type { ToolCallRow } from '../journal/contract.js'
 
 /** Options of {@link retryWarning}. */
 export interface RetryWarningOptions {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
 import { encodeMessages, storeToolCall, type CheckpointKey, type StoredToolCall } from './checkpoint_codec.js'
-import type { ClaimingJournal, TurnCheckpoint } from './journal.js'
+import type { ClaimingJournal, TurnCheckpoint } from '../journal/claiming.js'
 import type { Message } from './messages.js'
 
 /** Who writes: the coordinates of the turn. */

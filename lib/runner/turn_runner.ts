@@ -4,7 +4,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
+import { SpooledArtifact as SpooledArtifactClass, type SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import { createCallContext } from '../core/call_context.js'
 import { callIdOf, idempotencyKeyOf } from '../core/call_identity.js'
@@ -42,19 +42,10 @@ import {
   replayOutcome,
   takeOverClaim,
   type ClaimDecision,
-} from './claims.js'
-import {
-  DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
-  errorToJson,
-  isClaimingJournal,
-  permissionToJson,
-  safeJson,
-  type ClaimingJournal,
-  type ToolCallClaim,
-  type ToolCallJournal,
-  type ToolCallRow,
-  type TurnCheckpoint,
-} from './journal.js'
+} from '../journal/claims.js'
+import { DEFAULT_JOURNAL_MAX_OUTPUT_BYTES, permissionToJson, type ToolCallJournal, type ToolCallRow } from '../journal/contract.js'
+import { errorToJson, safeJson } from '../journal/output.js'
+import { isClaimingJournal, type ClaimingJournal, type ToolCallClaim, type TurnCheckpoint } from '../journal/claiming.js'
 import { copyMessages, type Message, type ModelToolCall, type TurnModel } from './messages.js'
 import {
   checkpointKeyOf,
@@ -821,7 +812,7 @@ class Turn {
       if (decision.kind === 'run') return await runHeld(decision, () => executor.run(prepared))
       if (decision.kind === 'settled') {
         audit.replayedPermissionJson = decision.claim.row.permissionJson ?? null
-        const replay = replayOutcome(decision.claim, this.#services.spoolStore)
+        const replay = replayOutcome(decision.claim, (id) => { const r = this.#services.spoolStore.read(id); return r ? new SpooledArtifactClass(r) : undefined })
         if ('error' in replay) throw markReplayed(replay.error)
         return { result: replay.result, replayed: true }
       }
@@ -857,7 +848,7 @@ class Turn {
         const decision = await acquireClaim(journal, { claimKey, owner: PROCESS_OWNER, leaseMs: this.#runner.claimLeaseMs, row: startRow, flags }, signal)
         if (decision.kind === 'settled') {
           audit.replayedPermissionJson = decision.claim.row.permissionJson ?? null
-          const replay = replayOutcome(decision.claim, this.#services.spoolStore)
+          const replay = replayOutcome(decision.claim, (id) => { const r = this.#services.spoolStore.read(id); return r ? new SpooledArtifactClass(r) : undefined })
           if ('error' in replay) throw markReplayed(replay.error)
           return { result: replay.result, replayed: true }
         }

@@ -5,7 +5,7 @@
  * @module
  */
 import { E_JOURNAL_CORRUPT } from '../exceptions.js'
-import type { TurnCheckpoint } from './journal.js'
+import type { TurnCheckpoint } from './claiming.js'
 
 /**
  * Fold the chain that ends at `head` into one whole checkpoint: the root's

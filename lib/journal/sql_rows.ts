@@ -4,7 +4,43 @@
  *
  * @module
  */
-import { rowFromSql, type ClaimedRow, type ToolCallClaim, type TurnCheckpoint } from './journal.js'
+import type { ClaimedRow, ToolCallClaim, TurnCheckpoint } from './claiming.js'
+import { TOOL_CALL_ROW_FIELDS, type ToolCallRow } from './contract.js'
+
+/** The SQL column of each row field, shared by the SQL stores. */
+export const TOOL_CALL_COLUMNS: Readonly<Record<keyof ToolCallRow, string>> = {
+  runId: 'run_id',
+  nodeId: 'node_id',
+  iteration: 'iteration',
+  attempt: 'attempt',
+  seq: 'seq',
+  toolName: 'tool_name',
+  inputJson: 'input_json',
+  outputJson: 'output_json',
+  startedAtMs: 'started_at_ms',
+  finishedAtMs: 'finished_at_ms',
+  status: 'status',
+  errorJson: 'error_json',
+  callId: 'call_id',
+  idempotencyKey: 'idempotency_key',
+  replayed: 'replayed',
+  permissionJson: 'permission_json',
+}
+
+/**
+ * A row as a SQL driver returns it (selected `AS "field"`): numbers that
+ * arrive as strings (PostgreSQL `bigint`) or 0/1 flags become the row's types.
+ *
+ * @param record - One result record.
+ * @returns The row.
+ */
+export function rowFromSql<R extends ToolCallRow | ClaimedRow>(record: Record<string, unknown>): R {
+  const row = {} as Record<string, unknown>
+  for (const field of TOOL_CALL_ROW_FIELDS) row[field] = record[field] ?? null
+  for (const field of ['iteration', 'attempt', 'seq', 'startedAtMs', 'finishedAtMs'] as const) row[field] = Number(row[field])
+  row.replayed = row.replayed === true || row.replayed === 1
+  return row as unknown as R
+}
 
 /** The checkpoint columns, selected under their field names. */
 export const CHECKPOINT_SELECT =

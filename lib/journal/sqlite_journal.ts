@@ -13,22 +13,23 @@ import { foldTurnChain, newerCheckpoint } from './checkpoint_chain.js'
 import { CHECKPOINT_SELECT, CHECKPOINT_DELTA_SELECT, checkpointFromSql, claimFromSql } from './sql_rows.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
-  normaliseRow,
-  rowFromSql,
-  TOOL_CALL_COLUMNS,
   TOOL_CALL_ROW_FIELDS,
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimingJournal,
-  type ToolCallClaim,
-  type TurnCheckpoint,
   type JournalOptions,
   type ToolCallFilter,
   type ToolCallFlags,
   type ToolCallJournal,
   type ToolCallRow,
   type ToolCallScope,
-} from './journal.js'
+} from './contract.js'
+import { normaliseRow } from './output.js'
+import { rowFromSql, TOOL_CALL_COLUMNS } from './sql_rows.js'
+import {
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimingJournal,
+  type ToolCallClaim,
+  type TurnCheckpoint,
+} from './claiming.js'
 
 // The slice of better-sqlite3 we use, typed here so consumers of our .d.ts
 // files never need its types installed.

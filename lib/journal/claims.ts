@@ -9,11 +9,9 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
-import type { SpoolStore } from '../artifacts/stores.js'
-import type { ToolResult } from '../core/tool.js'
+import type { SpooledArtifactLike } from '../contracts/artifact.js'
 import { BaseException, E_JOURNAL_CORRUPT, E_JOURNAL_UNAVAILABLE, E_TOOL_OUTCOME_UNKNOWN, errorSummary } from '../exceptions.js'
-import type { ClaimRequest, ClaimingJournal, ToolCallClaim } from './journal.js'
+import type { ClaimRequest, ClaimingJournal, ToolCallClaim } from './claiming.js'
 
 /** The default lease of a claim: how long a silent claimant is trusted to still be running. */
 export const DEFAULT_CLAIM_LEASE_MS = 30_000
@@ -146,22 +144,32 @@ export function outcomeUnknown(claim: ToolCallClaim): E_TOOL_OUTCOME_UNKNOWN {
   )
 }
 
+/** What a replayed call returns: a tool result (text, bytes or an artifact). */
+export type ReplayedResult = string | Uint8Array | SpooledArtifactLike
+
+/**
+ * Reads back a result that was too large for the journal and was spooled by
+ * the surface that ran the call (the runner's spool store): `undefined` when
+ * this store does not hold it.
+ */
+export type SpoolRestorer = (spoolId: string) => ReplayedResult | undefined
+
 /**
  * What a settled claim returned: the recorded result, or the recorded error rebuilt.
  *
  * @param claim - A settled claim.
- * @param store - Where a result too large for the journal was spooled.
+ * @param restore - Reads back a result spooled under the row's `spoolId`, when the surface spools.
  * @returns `{ result }` or `{ error }`.
  */
-export function replayOutcome(claim: ToolCallClaim, store: SpoolStore): { result: ToolResult } | { error: unknown } {
+export function replayOutcome(claim: ToolCallClaim, restore?: SpoolRestorer): { result: ReplayedResult } | { error: unknown } {
   const { row } = claim
   if (row.status === 'error') return { error: exceptionFromJson(safeParse(row.errorJson ?? 'null')) }
   const output = safeParse(row.outputJson ?? 'null')
   if (typeof output === 'string') return { result: output }
   const envelope = output as { truncated?: unknown; spoolId?: unknown; bytes?: unknown; preview?: unknown } | null
   if (envelope?.truncated === true && typeof envelope.spoolId === 'string') {
-    const reader = store.read(envelope.spoolId)
-    if (reader) return { result: new SpooledArtifact(reader) }
+    const restored = restore?.(envelope.spoolId)
+    if (restored !== undefined) return { result: restored }
     return {
       result:
         `${String(envelope.preview ?? '')}\n[Replayed from the journal: the full result (${String(envelope.bytes)} bytes) ` +

@@ -10,16 +10,6 @@ import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { foldTurnChain } from './checkpoint_chain.js'
 import {
   DEFAULT_JOURNAL_MAX_OUTPUT_BYTES,
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimingJournal,
-  type ClaimedRow,
-  type ToolCallClaim,
-  type TurnCheckpoint,
-  isUnsafeToRepeat,
-  assertFilter,
-  matchesFilter,
-  normaliseRow,
   TOOL_CALL_ROW_FIELDS,
   type JournalOptions,
   type ToolCallFilter,
@@ -27,7 +17,16 @@ import {
   type ToolCallJournal,
   type ToolCallRow,
   type ToolCallScope,
-} from './journal.js'
+} from './contract.js'
+import {
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimingJournal,
+  type ClaimedRow,
+  type ToolCallClaim,
+  type TurnCheckpoint,
+} from './claiming.js'
+import { isUnsafeToRepeat, assertFilter, matchesFilter, normaliseRow } from './output.js'
 
 /** Key under which a line keeps the tool's flags next to the row's fields. */
 const FLAGS_KEY = '$flags'
