@@ -6,6 +6,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { PermissionDecisionEvent } from '../contracts/permission_decision.js'
+import type { ToolCallJournal } from '../journal/contract.js'
+import type { CallHooks } from './pipeline/call_hooks.js'
+import { CallRun, type RunIdentity } from './pipeline/call_run.js'
 
 export type { PermissionDecisionEvent, PermissionRuleRef } from '../contracts/permission_decision.js'
 
@@ -189,6 +192,33 @@ export interface DispatchContext {
    * something stable across retries (run, node, iteration) so the key is too.
    */
   readonly idempotencyScope?: string
+  /**
+   * Where every call through this context is recorded (a `JsonlJournal`,
+   * `SqliteJournal` or `PostgresJournal`): allowed, denied (with the gate's
+   * decision), invalid, failed and replayed calls alike. With a claiming
+   * journal and an {@link DispatchContext.idempotencyScope}, calls of
+   * non-idempotent side-effect tools are durable (claimed, replayed, never
+   * run twice). None by default: nothing is recorded.
+   */
+  readonly journal?: ToolCallJournal | undefined
+  /** Who the rows are recorded as, their `seq` and the claims made; see {@link CallRun}. */
+  readonly run?: CallRun | undefined
+  /** The provider's id of the call, on a per-call context (`createCallContext`). */
+  readonly toolCallId?: string | undefined
+  /** The row's `seq` for this call, on a per-call context; else `run.nextSeq()`. */
+  readonly seq?: number | undefined
+  /**
+   * `true` when {@link DispatchContext.idempotencyScope} names this one call
+   * (a surface's key, set by `createCallContext`): its claim key is its
+   * idempotency key, whatever calls with the same key came before.
+   */
+  readonly keyedCall?: boolean | undefined
+  /** A surface's hooks for this call (the turn runner's); see {@link CallHooks}. */
+  readonly callHooks?: CallHooks | undefined
+  /** What tracing may record of a call; see {@link ToolTelemetryOptions}. */
+  readonly telemetry?: ToolTelemetryOptions | undefined
+  /** The tracing context calls run under (an OpenTelemetry `Context`); opaque to core. */
+  readonly traceContext?: unknown
   /** Called by the executor just before the handler runs. */
   emitToolExecutionStart(event: ToolExecutionStartEvent): void
   /** Called by the executor once the handler has settled. */
@@ -238,6 +268,14 @@ export interface ObservableDispatchContext extends DispatchContext {
   off<E extends keyof DispatchEvents>(event: E, listener: DispatchListener<E>): this
 }
 
+/** What tracing may record of a call besides its identity and outcome (both off by default). */
+export interface ToolTelemetryOptions {
+  /** Record the call's arguments (after the tool's redaction). */
+  recordArguments?: boolean
+  /** Record the call's result. */
+  recordResults?: boolean
+}
+
 /** Options of {@link createDispatchContext}. */
 export interface DispatchContextOptions {
   /**
@@ -250,6 +288,24 @@ export interface DispatchContextOptions {
   idempotencyScope?: string
   /** An outer signal; aborting it aborts the context. */
   signal?: AbortSignal
+  /** Where every call is recorded; see {@link DispatchContext.journal}. */
+  journal?: ToolCallJournal
+  /**
+   * The coordinates rows are recorded under.
+   *
+   * @defaultValue `{ runId: <the context's id>, nodeId: 'call', iteration: 0, attempt: 1 }`
+   */
+  run?: Partial<RunIdentity>
+  /**
+   * How long a claim on a durable call holds without renewal, in milliseconds.
+   *
+   * @defaultValue 30_000
+   */
+  claimLeaseMs?: number
+  /** What tracing may record of a call. */
+  telemetry?: ToolTelemetryOptions
+  /** The tracing context calls run under (an OpenTelemetry `Context`). */
+  traceContext?: unknown
   /** Listeners to attach at once. */
   onToolExecutionStart?: DispatchListener<'toolExecutionStart'>
   /** Listeners to attach at once. */
@@ -307,8 +363,9 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
       }
     }
   }
+  const id = options.id ?? randomUUID()
   const context: ObservableDispatchContext = {
-    id: options.id ?? randomUUID(),
+    id,
     idempotencyScope: options.idempotencyScope,
     abortSignal: controller.signal,
     abort: (reason?: unknown) => controller.abort(reason),
@@ -316,6 +373,12 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     emitToolExecutionEnd: (event) => emit('toolExecutionEnd', event),
     emitPermissionDecision: (event) => emit('permissionDecision', event),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+    ...(options.journal === undefined ? {} : { journal: options.journal }),
+    ...(options.journal === undefined && options.run === undefined
+      ? {}
+      : { run: new CallRun({ runId: id, ...options.run }, { ...(options.claimLeaseMs === undefined ? {} : { claimLeaseMs: options.claimLeaseMs }) }) }),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+    ...(options.traceContext === undefined ? {} : { traceContext: options.traceContext }),
     emitNetworkRequest: (event) => emit('networkRequest', event),
     emitProtectedPathCreated: (event) => emit('protectedPathCreated', event),
     on(event, listener) {

@@ -22,259 +22,49 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
-import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
-import type { DispatchContext, GateVerdict, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
+import { PendingCallId, callIdOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
+import type { DispatchContext } from './dispatch_context.js'
+import { failCall, runCall, type CallStarter } from './pipeline/call_pipeline.js'
+import { CallInfo, Prepared, emitEnd, startEvent, warnListenerError } from './prepared_call.js'
+import type {
+  ArtifactConstructorResolver,
+  CollisionPolicy,
+  PreparedCall,
+  PreparedExecutor,
+  RawTool,
+  ToolDescription,
+  ToolHandler,
+  ToolReconciler,
+  ToolResult,
+  ValidCall,
+} from './tool_types.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
+import { rawToolSchema } from './tool_schema.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
 export { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
 
-/** What a handler may return: text, bytes, or an artifact wrapping either. */
-export type ToolResult = string | Uint8Array | SpooledArtifactLike
-
-/** Facts about one call, handed to the handler as its fourth parameter. */
-export interface ToolCallInfo {
-  /** `sha256hex(canonicalStringify({ tool, args }))` over the raw args. */
-  readonly callId: string
-  /**
-   * `sha256hex(canonicalStringify({ scope, callId }))`, `scope` being
-   * `ctx.idempotencyScope ?? ctx.id`: pass it to external APIs that
-   * deduplicate, so a retried attempt cannot act twice.
-   */
-  readonly idempotencyKey: string
-  /** The tool's name. */
-  readonly toolName: string
-  /** The context's abort signal: stop work when it fires. */
-  readonly signal: AbortSignal
-  /** The provider's id of the call, when the surface has one. */
-  readonly toolCallId?: string | undefined
-  /** What the permission gate decided about this run (and judged, e.g. a resolved path), when a gate ran. */
-  readonly verdict?: GateVerdict | undefined
-}
-
-/**
- * A tool's implementation. Declare all four parameters when the tool has side
- * effects and is not idempotent: `call.idempotencyKey` is how it stays safe
- * across retries.
- *
- * @typeParam Args - The validated argument type.
- */
-export type ToolHandler<Args = any> = (
-  args: Args,
-  ctx: DispatchContext,
-  meta: Registry,
-  call: ToolCallInfo,
-) => ToolResult | Promise<ToolResult>
-
-/**
- * What a tool's {@link RawTool.reconcile} hook found out about a call whose
- * outcome was lost: applied (with its result), not applied, or `undefined`
- * when it cannot tell (the call then fails with `TOOL_OUTCOME_UNKNOWN`).
- */
-export type ReconcileAnswer = ReconcileApplied | ReconcileNotApplied | undefined
-
-/** {@link ReconcileAnswer}: the effect happened. */
-export interface ReconcileApplied {
-  /** Always `true`. */
-  applied: true
-  /** What the call returns (and what the journal records, for later replays). */
-  result: ToolResult
-}
-
-/** {@link ReconcileAnswer}: the effect did not happen, so the handler may run now. */
-export interface ReconcileNotApplied {
-  /** Always `false`. */
-  applied: false
-}
-
-/** Facts about the interrupted call handed to a {@link RawTool.reconcile} hook. */
-export interface ReconcileInfo extends ToolCallInfo {
-  /** Epoch milliseconds when the lost run started. */
-  readonly startedAtMs: number
-  /** The worker that ran it (`host:pid:random`). */
-  readonly owner: string
-}
-
-/**
- * A tool's way to find out whether an interrupted call's effect happened.
- *
- * @typeParam Args - The validated argument type.
- */
-export type ToolReconciler<Args = any> = (args: Args, call: ReconcileInfo) => ReconcileAnswer | Promise<ReconcileAnswer>
-
-/** Returns the artifact class lazily, so `tool.ts` never imports artifact code. */
-export type ArtifactConstructorResolver<A extends SpooledArtifactLike = SpooledArtifactLike> = () => ArtifactClass<A>
-
-/** What to do when a tool's name is already taken while merging registries. */
-export type CollisionPolicy = 'throw' | 'replace' | 'keep'
-
-/**
- * The input of `new Tool(raw)`.
- *
- * @typeParam A - The artifact class that wraps this tool's output.
- * @typeParam Args - The validated argument type.
- */
-export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
-  /** `^[a-zA-Z0-9_-]{1,64}$`: legal for every major provider as is. */
-  name: string
-  /** What the model reads to decide when to call the tool. */
-  description: string
-  /** A joi object schema; annotate it (`.description()`, `.example()`…) once for validation and providers alike. */
-  inputSchema: ObjectSchema<Args>
-  /** The implementation; private to the tool, run only through `executor(ctx)`. */
-  handler: ToolHandler<Args>
-  /** The artifact class for this tool's results, as a thunk. */
-  artifactConstructor?: ArtifactConstructorResolver<A>
-  /** Free-form metadata; a plain object is turned into a {@link Registry}. */
-  meta?: Registry | Record<string, unknown>
-  /**
-   * Whether the tool lives for one turn only (`ToolRegistry.pruneEphemeral` removes it).
-   *
-   * @defaultValue false
-   */
-  ephemeral?: boolean
-  /**
-   * What `ToolRegistry.merge` does when another tool has the same name.
-   *
-   * @defaultValue 'throw'
-   */
-  onCollision?: CollisionPolicy
-  /**
-   * Whether the tool changes state outside itself.
-   *
-   * @defaultValue false
-   */
-  sideEffect?: boolean
-  /**
-   * Whether running it twice with the same args is safe.
-   *
-   * @defaultValue `!sideEffect`
-   */
-  idempotent?: boolean
-  /** What events, logs and journals record instead of the args (e.g. a hash of file content). */
-  redact?: (args: Args) => unknown
-  /**
-   * For `sideEffect: true, idempotent: false` tools run with a claiming
-   * journal: when an earlier run of the same call was claimed but never
-   * finished (its worker crashed), check the world and answer whether the
-   * effect happened, instead of failing with `TOOL_OUTCOME_UNKNOWN`.
-   */
-  reconcile?: ToolReconciler<Args>
-}
-
-/** The plain-JSON snapshot `tool.describe()` returns. */
-export interface ToolDescription {
-  /** The tool's name. */
-  name: string
-  /** The tool's description. */
-  description: string
-  /** joi's `describe()` of the input schema: rebuild it with `validator.build()`. */
-  inputSchema: Description
-  /** Whether the tool changes state outside itself. */
-  sideEffect: boolean
-  /** Whether running it twice with the same args is safe. */
-  idempotent: boolean
-}
-
-/** The function `tool.executor(ctx)` returns. */
-export type ToolExecutor = (args: unknown) => Promise<ToolResult>
-
-/** What every surface needs to know about a call before it runs; see {@link Tool.prepare}. */
-interface PreparedCallBase {
-  /** The tool's name. */
-  readonly toolName: string
-  /** `sha256hex(canonicalStringify({ tool, args }))` over the raw args. */
-  readonly callId: string
-  /** The idempotency key in the context the call was prepared for. */
-  readonly idempotencyKey: string
-  /**
-   * What events, logs and journals record: `redact(args)` for valid args when
-   * the tool has `redact` ({@link REDACTION_FAILED} when it throws), the args
-   * themselves when it has none, and {@link INVALID_ARGS_NOT_RECORDED} for
-   * args that failed validation. Never the raw args of a failed call.
-   */
-  readonly loggedArgs: unknown
-}
-
-/** A call whose args passed validation: hand it to `executor(ctx).run(prepared)`. */
-export interface ValidCall<Args = any> extends PreparedCallBase {
-  /** Validation passed. */
-  readonly ok: true
-  /** The validated args (defaults applied). */
-  readonly args: Args
-}
-
-/** A call whose args failed validation: it cannot run. */
-export interface InvalidCall extends PreparedCallBase {
-  /** Validation failed. */
-  readonly ok: false
-  /** The `E_INVALID_TOOL_ARGS` that running it would throw. */
-  readonly error: E_INVALID_TOOL_ARGS
-}
-
-/** The outcome of {@link Tool.prepare}. */
-export type PreparedCall<Args = any> = ValidCall<Args> | InvalidCall
-
-/**
- * `tool.executor(ctx)`: call it with args, or split the call in two —
- * `prepare(args)` (ids, validation, logged args; no event) then
- * `run(prepared)` (events, handler) — when the caller records the call itself
- * (the turn runner does).
- */
-export interface PreparedExecutor extends ToolExecutor {
-  /** {@link Tool.prepare} in this executor's context. */
-  prepare(args: unknown): Promise<PreparedCall>
-  /**
-   * Run a call this tool prepared in this context.
-   *
-   * @throws `E_INVALID_TOOL_ARGS` for an invalid call; `E_INVALID_OPTIONS` for
-   *   an object `prepare` did not return.
-   */
-  run(prepared: PreparedCall): Promise<ToolResult>
-}
-
-const rawToolSchema = validator
-  .object<RawTool & { trusted?: never }>({
-    name: validator
-      .string()
-      .pattern(/^[a-zA-Z0-9_-]{1,64}$/)
-      .rule({ message: { 'string.pattern.base': '"name" must be 1 to 64 letters, digits, "_" or "-" (got {#value})' } })
-      .required(),
-    description: validator.string().allow('').required(),
-    inputSchema: validator
-      .any()
-      .required()
-      .custom((value, helpers) =>
-        validator.isSchema(value) && (value as { type?: string }).type === 'object' ? value : helpers.error('any.invalid'),
-      )
-      .rule({ message: { 'any.invalid': '"inputSchema" must be a joi object schema' } }),
-    handler: validator.func().required(),
-    artifactConstructor: validator
-      .func()
-      .custom((value: (...args: unknown[]) => unknown, helpers) => (isClass(value) ? helpers.error('any.class') : value))
-      .rule({
-        message: {
-          'any.class':
-            '"artifactConstructor" must be a thunk returning the artifact class: pass () => {#value.name}, not {#value.name} itself',
-        },
-      }),
-    meta: validator
-      .any()
-      .custom((value, helpers) => (Registry.isRegistry(value) || isPlainObject(value) ? value : helpers.error('any.invalid')))
-      .rule({ message: { 'any.invalid': '"meta" must be a Registry or a plain object' } }),
-    ephemeral: validator.boolean().default(false),
-    // Removed: stored and never read by anything. Refused by name
-    // rather than ignored, so nobody relies on a guarantee that does not exist.
-    trusted: forbiddenOption('"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it'),
-    onCollision: validator.string().valid('throw', 'replace', 'keep').default('throw'),
-    sideEffect: validator.boolean().default(false),
-    idempotent: validator.boolean(),
-    redact: validator.func(),
-    reconcile: validator.func(),
-  })
-  .unknown(false) as unknown as ObjectSchema<RawTool>
+export type {
+  ArtifactConstructorResolver,
+  CollisionPolicy,
+  InvalidCall,
+  PreparedCall,
+  PreparedExecutor,
+  RawTool,
+  ReconcileAnswer,
+  ReconcileApplied,
+  ReconcileInfo,
+  ReconcileNotApplied,
+  ToolCallInfo,
+  ToolDescription,
+  ToolExecutor,
+  ToolHandler,
+  ToolReconciler,
+  ToolResult,
+  ValidCall,
+} from './tool_types.js'
 
 const warnedNames = new Set<string>()
 
@@ -529,9 +319,14 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   }
 
   async #execute(ctx: DispatchContext, args: unknown): Promise<ToolResult> {
-    const prepared = await this.prepare(args, ctx)
-    if (!prepared.ok) throw prepared.error
-    return this.#start(ctx, prepared)
+    let prepared: PreparedCall<Args>
+    try {
+      prepared = await this.prepare(args, ctx)
+    } catch (error) {
+      // A validator that broke (not bad args): recorded like any failed call.
+      return await failCall(ctx, this.name, args, error)
+    }
+    return runCall(this, ctx, prepared, this.#starter)
   }
 
   async #runPrepared(ctx: DispatchContext, prepared: PreparedCall): Promise<ToolResult> {
@@ -540,19 +335,20 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
         details: { toolName: this.name, issues: [] },
       })
     }
-    if (!prepared.ok) throw prepared.error
-    return this.#start(ctx, prepared)
+    return runCall(this, ctx, prepared, this.#starter)
   }
+
+  /** {@link Tool.#start} bound once per tool: the pipeline's way to the gate, events and handler. */
+  readonly #starter: CallStarter = (ctx, prepared, info) => this.#start(ctx, prepared as ValidCall<Args>, info)
 
   // Written without per-call closures: this path runs thousands of times per
   // task and its overhead is budgeted against bare validation + hashing.
-  async #start(ctx: DispatchContext, prepared: ValidCall<Args>): Promise<ToolResult> {
+  async #start(ctx: DispatchContext, prepared: ValidCall<Args>, info: CallInfo): Promise<ToolResult> {
     // The permission gate: after validation, before any event or handler. A
     // refusal (TOOL_DENIED) is thrown as is, never wrapped: the handler never ran.
     // One object per run is both what the gate is asked about and the
     // handler's call info, so what the gate worked out for this run (a
     // path's resolution) can be handed to the handler of this run only.
-    const info = new CallInfo(prepared as Prepared<Args>, ctx.abortSignal)
     const gate = ctx.permissions
     if (gate !== undefined) {
       // A gate that allows at once returns nothing: no await, no microtask.
@@ -574,10 +370,10 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
         cause,
         details: { toolName: this.name, callId: prepared.callId, causeCode: (cause as { code?: unknown } | null)?.code },
       })
-      this.#emitEnd(ctx, prepared, startedAt, started, error)
+      emitEnd(ctx, prepared, startedAt, started, error)
       throw error
     }
-    this.#emitEnd(ctx, prepared, startedAt, started, undefined)
+    emitEnd(ctx, prepared, startedAt, started, undefined)
     return result
   }
 
@@ -594,29 +390,6 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
         code: 'TOOLSMITH_REDACT_ERROR',
       })
       return REDACTION_FAILED
-    }
-  }
-
-  #emitEnd(ctx: DispatchContext, prepared: ValidCall<Args>, startedAt: number, started: number, error: unknown): void {
-    const durationMs = performance.now() - started
-    const isError = error !== undefined
-    const pending = unhashedCallId(prepared)
-    const event: ToolExecutionEndEvent = {
-      toolName: this.name,
-      turnId: ctx.id,
-      callId: pending ? '' : prepared.callId,
-      startedAt,
-      endedAt: startedAt + Math.round(durationMs),
-      durationMs,
-      isError,
-    }
-    // Added only on failure (no spread of a fresh object on every success).
-    if (isError) event.error = error
-    if (pending) defineLazyCallId(event, pending)
-    try {
-      ctx.emitToolExecutionEnd(event)
-    } catch (listenerError) {
-      warnListenerError(listenerError)
     }
   }
 
@@ -644,167 +417,4 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     return this.#handler(prepared.args, ctx, this.meta, info)
   }
-}
-
-/**
- * The start event. Without `redact` its `args` are the validated args; with
- * it, `args` is an enumerable getter that runs the redaction on first read
- * (spread, `JSON.stringify` and `structuredClone` read it like a field), so
- * a context nobody listens to never pays for it. A callId still to be
- * hashed is read through the same way.
- */
-function startEvent(toolName: string, turnId: string, prepared: ValidCall, startedAt: number): ToolExecutionStartEvent {
-  const pending = unhashedCallId(prepared)
-  const redactsLazily = prepared instanceof Prepared && prepared.redactsLazily
-  const event = { toolName, turnId, callId: pending ? '' : prepared.callId, args: redactsLazily ? undefined : prepared.loggedArgs, startedAt }
-  if (pending) defineLazyCallId(event, pending)
-  if (redactsLazily) Object.defineProperty(event, 'args', { enumerable: true, configurable: true, get: () => prepared.loggedArgs })
-  return event
-}
-
-/** `prepared`'s callId while it is still to be hashed (a long string in its args). */
-function unhashedCallId(prepared: ValidCall | Prepared<any>): PendingCallId | undefined {
-  const pending = prepared instanceof Prepared ? prepared.pendingCallId : undefined
-  return pending?.ready === false ? pending : undefined
-}
-
-/**
- * What a handler learns about its call, and what the permission gate is
- * asked about (one object per run). A class rather than an object literal
- * with a getter: a literal's accessor is created anew on every call, and
- * this is the hottest path of the kit.
- */
-class CallInfo implements ToolCallInfo, GatedToolCall {
-  // An own field, or (callId still to be hashed) an own enumerable getter.
-  readonly callId!: string
-  readonly toolName: string
-  readonly signal: AbortSignal
-  readonly toolCallId?: string | undefined
-  /** Set by the permission gate (see {@link GatedToolCall.verdict}). */
-  verdict?: GateVerdict | undefined
-  readonly #prepared: Prepared<any>
-
-  constructor(prepared: Prepared<any>, signal: AbortSignal) {
-    const pending = unhashedCallId(prepared)
-    if (pending) defineLazyCallId(this, pending)
-    else this.callId = prepared.callId
-    this.toolName = prepared.toolName
-    this.signal = signal
-    this.#prepared = prepared
-  }
-
-  /** Read through: the prepared call hashes it on first read (most handlers never look). */
-  get idempotencyKey(): string {
-    return this.#prepared.idempotencyKey
-  }
-
-  /** For the gate: the validated args. */
-  get args(): unknown {
-    return this.#prepared.args
-  }
-
-  /** For the gate: the args as events record them, redacted on first read (a gate that does not ask never reads them). */
-  get loggedArgs(): unknown {
-    return this.#prepared.loggedArgs
-  }
-
-  /** A plain copy (`idempotencyKey` included) for logs and `JSON.stringify`. */
-  toJSON(): { callId: string; toolName: string; idempotencyKey: string } {
-    return { callId: this.callId, toolName: this.toolName, idempotencyKey: this.idempotencyKey }
-  }
-}
-
-/** A prepared call; the idempotency key is hashed on first read (most handlers never look at it), and so is a redaction. */
-class Prepared<Args> {
-  readonly toolName: string
-  // An own field; while a long string's hash is pending, an own enumerable
-  // accessor that hashes once and becomes the field (defineLazyCallId).
-  readonly callId!: string
-  readonly ok: boolean
-  readonly args: Args | undefined
-  readonly error: E_INVALID_TOOL_ARGS | undefined
-  readonly #issuer: object
-  // The context's two ids, not the context: a prepared call must not keep a turn alive.
-  readonly #contextId: string
-  readonly #idempotencyScope: string | undefined
-  #idempotencyKey: string | undefined
-  #loggedArgs: unknown
-  #redactor: ((args: Args) => unknown) | undefined
-  // The shared pending id, for the call info and events of this call;
-  // undefined when hashed in `prepare`. Private: a prepared call's own
-  // enumerable fields are what a spread or JSON of it shows.
-  readonly #pendingCallId: PendingCallId | undefined
-
-  constructor(
-    issuer: object,
-    toolName: string,
-    callId: string | PendingCallId,
-    ctx: { readonly id: string; readonly idempotencyScope?: string | undefined },
-    loggedArgs: unknown,
-    ok: boolean,
-    args: Args | undefined,
-    error: E_INVALID_TOOL_ARGS | undefined,
-    redactor?: (args: Args) => unknown,
-  ) {
-    this.toolName = toolName
-    if (typeof callId === 'string') {
-      this.callId = callId
-    } else {
-      this.#pendingCallId = callId
-      defineLazyCallId(this, callId)
-    }
-    this.#loggedArgs = loggedArgs
-    this.#redactor = redactor
-    this.ok = ok
-    this.args = args
-    this.error = error
-    this.#issuer = issuer
-    this.#contextId = ctx.id
-    this.#idempotencyScope = ctx.idempotencyScope
-  }
-
-  /** Whether `value` is a call prepared by `tool`. */
-  static isIssuedBy(value: unknown, tool: object): boolean {
-    return value instanceof Prepared && value.#issuer === tool
-  }
-
-  /** The callId while it is still to be hashed, shared with the call info and events. */
-  get pendingCallId(): PendingCallId | undefined {
-    return this.#pendingCallId
-  }
-
-  /** Whether {@link Prepared.loggedArgs} is still to be computed by the tool's `redact`. */
-  get redactsLazily(): boolean {
-    return this.#redactor !== undefined
-  }
-
-  /** What events and journals record; a redaction runs once, on first read. */
-  get loggedArgs(): unknown {
-    const redactor = this.#redactor
-    if (redactor !== undefined) {
-      this.#redactor = undefined
-      this.#loggedArgs = redactor(this.args as Args)
-    }
-    return this.#loggedArgs
-  }
-
-  get idempotencyKey(): string {
-    this.#idempotencyKey ??= idempotencyKeyOf({ id: this.#contextId, idempotencyScope: this.#idempotencyScope }, this.callId)
-    return this.#idempotencyKey
-  }
-}
-
-/**
- * Whether a function is a class rather than a thunk. A native `class` cannot
- * be called (its source starts with `class`); a transpiled one is told apart
- * by a prototype carrying the artifact brand.
- */
-function isClass(fn: (...args: unknown[]) => unknown): boolean {
-  if (/^class[\s{]/.test(Function.prototype.toString.call(fn))) return true
-  const proto = (fn as { prototype?: unknown }).prototype
-  return isSpooledArtifact(proto)
-}
-
-function warnListenerError(error: unknown): void {
-  process.emitWarning(`A tool event listener threw: ${errorSummary(error)}`, { code: 'TOOLSMITH_LISTENER_ERROR' })
 }

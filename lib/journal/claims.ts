@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { SpooledArtifactLike } from '../contracts/artifact.js'
+import type { ToolResult } from '../contracts/tool_result.js'
 import { BaseException, E_JOURNAL_CORRUPT, E_JOURNAL_UNAVAILABLE, E_TOOL_OUTCOME_UNKNOWN, errorSummary } from '../exceptions.js'
 import type { ClaimRequest, ClaimingJournal, ToolCallClaim } from './claiming.js'
 
@@ -145,7 +145,7 @@ export function outcomeUnknown(claim: ToolCallClaim): E_TOOL_OUTCOME_UNKNOWN {
 }
 
 /** What a replayed call returns: a tool result (text, bytes or an artifact). */
-export type ReplayedResult = string | Uint8Array | SpooledArtifactLike
+export type ReplayedResult = ToolResult
 
 /**
  * Reads back a result that was too large for the journal and was spooled by
