@@ -85,3 +85,18 @@ export function openCommandJournal(
   const journal = new JsonlJournal(file)
   return { journal, label: `JSONL journal ${file}`, close: () => journal.close() }
 }
+
+/**
+ * The journal of a `call` or `mcp` command line, opened, or `undefined`
+ * without `--journal`.
+ *
+ * @param parsed - `--journal` and `--schema`.
+ * @param command - The command, for usage errors.
+ * @returns The open journal, or `undefined`.
+ * @throws {@link CliUsageError} as {@link openCommandJournal}, and for `--schema` without `--journal`.
+ */
+export function commandJournal(parsed: { journal: string | undefined; schema: string | undefined }, command: string): CommandJournal | undefined {
+  if (parsed.journal !== undefined) return openCommandJournal(parsed.journal, parsed.schema, command)
+  if (parsed.schema !== undefined) throw new CliUsageError('--schema applies only with --journal postgres://…', command)
+  return undefined
+}

@@ -12,6 +12,8 @@ import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { E_INVALID_OPTIONS, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
+import { runOf } from '../core/pipeline/call_run.js'
+import type { ToolCallJournal } from '../journal/contract.js'
 import { Permissions } from '../permissions/permissions.js'
 import { elicitationApprover } from './mcp_elicitation.js'
 import { linkSignals } from '../utils/linked_signal.js'
@@ -38,6 +40,20 @@ export interface McpServerOptions {
    * @defaultValue a fresh `createDispatchContext()`
    */
   context?: DispatchContext
+  /**
+   * The journal every call is recorded in (tool, redacted args, result or
+   * error, the permission decision), under the context's run (by default
+   * `runId` = the context's id). With a claiming journal (SQLite,
+   * PostgreSQL; JSONL within one process) a request whose `_meta` carries
+   * {@link MCP_IDEMPOTENCY_KEY_META} is durable: a non-idempotent
+   * side-effect call is claimed under that key, and a repeat of the request
+   * (a client's retry, or the same request to another server process on the
+   * same journal) gets the recorded result without the tool running again.
+   * Requests without the key are recorded, never deduplicated.
+   *
+   * @defaultValue the context's journal, if any
+   */
+  journal?: ToolCallJournal
   /**
    * `openWorldHint` for tools that do not set `meta.mcp.openWorldHint`.
    *
@@ -132,7 +148,16 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   )
   const ownContext = options.context === undefined
-  const context = options.context ?? createDispatchContext()
+  const journal = options.journal
+  if (journal !== undefined && options.context?.journal !== undefined && options.context.journal !== journal) {
+    throw new E_INVALID_OPTIONS('createMcpServer: the journal option and options.context.journal name two journals; give it once', {
+      details: { invalid: ['journal'] },
+    })
+  }
+  const context = options.context ?? createDispatchContext(journal === undefined ? {} : { journal })
+  // A caller's context without a journal records under its own run: one run for
+  // the server's calls, so their rows' seq counts up across requests.
+  const overlay = journal !== undefined && context.journal === undefined ? { journal, run: runOf(context) } : undefined
   const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
   const gate = options.permissions ?? context.permissions
   // Asks go to the client when the gate has no approver of its own.
@@ -150,7 +175,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
   })
 
   const callTool = async (request: JSONRPCRequest, extra: RequestExtra): Promise<CallToolResult> => {
-    const { name: providerName, arguments: given, progressToken } = callParams(request.params)
+    const { name: providerName, arguments: given, progressToken, idempotencyKey } = callParams(request.params)
     const name = names.fromProvider(providerName) ?? providerName
     const tool = current().find((t) => t.name === name)
     if (tool === undefined) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${providerName}`)
@@ -160,7 +185,13 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     // context is linked for this call only: released below, so a finished
     // call leaves nothing on that long-lived signal.
     const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
-    const callContext = { ...createCallContext(context, { toolCallId }), abortSignal: link?.signal ?? extra.signal }
+    // The request id is no identity across connections (clients count from 1):
+    // only the client's own key makes the call durable.
+    const callContext = {
+      ...createCallContext(context, { toolCallId, ...(idempotencyKey === undefined ? {} : { idempotencyScope: idempotencyKey }) }),
+      ...overlay,
+      abortSignal: link?.signal ?? extra.signal,
+    }
     const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
     const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)
     try {
