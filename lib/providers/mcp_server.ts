@@ -114,6 +114,14 @@ export interface McpServerOptions {
  * request, so hiding or registering a tool changes what the next
  * `tools/list` returns.
  *
+ * With a journal (`options.journal`, or the context's) every call is
+ * recorded, and a request whose `_meta` carries
+ * {@link MCP_IDEMPOTENCY_KEY_META} (`io.github.toolsmith/idempotency-key`)
+ * is durable: the key (with the arguments) is the call's identity, so a
+ * repeat of a non-idempotent side-effect call replays the recorded result.
+ * A key that is not a string of 1 to 256 characters without control
+ * characters is refused with `-32602` and one line.
+ *
  * When the request carries `_meta.progressToken`, a running call sends
  * `notifications/progress` every `progressIntervalMs` (1 s) until it ends:
  * `progress` counts 1, 2, 3…, `message` is e.g. `bash running for 2.0 s`, and
@@ -129,10 +137,11 @@ export interface McpServerOptions {
  * `StdioServerTransport` leaves those unanswered.
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
- * @param options - Name, version, optional context, the result byte cap and the progress interval.
+ * @param options - Name, version, optional context and journal, the result byte cap and the progress interval.
  * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
  * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `options` is missing or its `name`
- *   or `version` is not a non-empty string, or `maxResultBytes` or `progressIntervalMs` is invalid.
+ *   or `version` is not a non-empty string, `maxResultBytes` or `progressIntervalMs` is invalid,
+ *   or `journal` and `context.journal` are two different journals.
  *
  * @example
  * ```ts

@@ -1,13 +1,14 @@
 // `--journal SPEC` and `--idempotency-key KEY` of `toolsmith call` and
 // `toolsmith mcp`: what they accept, what they refuse (one line, exit 2), and
 // that a JSONL journal named by its file records the call.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { JsonlJournal } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
-import { runCli } from './support/run_cli.js'
+import { CLI_COMMAND, runCli } from './support/run_cli.js'
 
 const APPEND = JSON.stringify({ path: 'log.txt', patch: '@@ -1 +1,2 @@\n log\n+ran\n' })
 
@@ -61,5 +62,22 @@ describe('toolsmith call --journal / --idempotency-key', () => {
       ['edit', 'success', false],
       ['edit', 'success', true],
     ])
+  })
+
+  it('a call whose process was killed while it ran: the same key again is TOOL_OUTCOME_UNKNOWN, not a second run', async () => {
+    const journalFile = join(dir, 'killed.sqlite')
+    const script = JSON.stringify({ cmd: 'sh', args: ['-c', 'echo started >> runs.txt; sleep 60'] })
+    const args = [...CLI_COMMAND.args, 'call', 'bash', script, '--root', root, '--journal', journalFile, '--idempotency-key', 'killed-1']
+    const first = spawn(CLI_COMMAND.command, args, { stdio: 'ignore' })
+    const exited = new Promise((resolve) => first.once('exit', resolve))
+    const deadline = Date.now() + 45_000
+    while (!existsSync(join(root, 'runs.txt')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(existsSync(join(root, 'runs.txt'))).toBe(true)
+    first.kill('SIGKILL')
+    await exited
+    const again = await runCli(args.slice(CLI_COMMAND.args.length))
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/TOOL_OUTCOME_UNKNOWN/)
+    expect(readFileSync(join(root, 'runs.txt'), 'utf8')).toBe('started\n')
   })
 })
