@@ -115,14 +115,22 @@ export function failCall(ctx: DispatchContext, toolName: string, args: unknown, 
 
 /**
  * A resumed call whose args were not kept (see `runWithheldCall`), recorded
- * like any call: `loggedArgs` is what the checkpoint kept (the redacted args).
+ * like any call: `loggedArgs` is what the checkpoint kept (the redacted args);
+ * `standInArgs` only give it a callId when the checkpoint kept none.
  *
  * @internal
  */
-export function runWithheld(tool: PipelineTool, ctx: DispatchContext, callId: string, loggedArgs: unknown): Promise<ToolResult> {
+export function runWithheld(
+  tool: PipelineTool,
+  ctx: DispatchContext,
+  callId: string | undefined,
+  standInArgs: unknown,
+  loggedArgs: unknown,
+): Promise<ToolResult> {
   const journal = ctx.journal
   const claiming = isClaimingJournal(journal) && ctx.idempotencyScope !== undefined ? journal : undefined
-  const subject = { tool, toolName: tool.name, callId, idempotencyKey: idempotencyKeyOf(ctx, callId), loggedArgs }
+  const id = callId ?? callIdOrEmpty(tool.name, standInArgs)
+  const subject = { tool, toolName: tool.name, callId: id, idempotencyKey: idempotencyKeyOf(ctx, id), loggedArgs }
   return recorded(ctx, subject, (track, startRow) => runWithheldCall(claiming, tool, ctx, startRow, track))
 }
 
