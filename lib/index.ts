@@ -133,9 +133,13 @@ export {
   type ToolCallGate,
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,
+  type ToolTelemetryOptions,
 } from './core/dispatch_context.js'
+export { CallRun, type CallRunOptions, type RunIdentity } from './core/pipeline/call_run.js'
+export type { CallHooks, PipelineCallEnd, PipelineCallStart, SettledOutput } from './core/pipeline/call_hooks.js'
 export {
   createCallContext,
+  type CallContextOptions,
   type ProviderCallContext,
 } from './core/call_context.js'
 export {
