@@ -239,7 +239,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   }
 
   /**
-   * Bind the tool to a turn: returns the one function that runs it.
+   * Bind the tool to a turn: returns the one function that runs it — the
+   * call pipeline (`core/pipeline/`), the same on every surface.
    *
    * @remarks
    * Each call, in order:
@@ -247,14 +248,20 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * 2. validates (a failure throws `E_INVALID_TOOL_ARGS` and emits nothing;
    *    args that are `undefined`, `null` or not an object fail here too);
    * 3. asks `ctx.permissions` (when set) whether the call may run; a
-   *    refusal throws its `TOOL_DENIED` as is and emits nothing;
+   *    refusal throws its `TOOL_DENIED` as is and emits no execution event;
+   *    the gate's decision is recorded on the call (`call.verdict`);
    * 4. emits `toolExecutionStart` (args redacted when `redact` is set; a
    *    `redact` that throws records {@link REDACTION_FAILED} instead, never
    *    the raw args, and the call goes on);
-   * 5. runs the handler with `call.signal = ctx.abortSignal` (an already
+   * 5. with `ctx.journal` claiming, an idempotency scope on the context and
+   *    a non-idempotent side-effect tool, claims the call first (before the
+   *    gate): a settled claim replays its outcome, a dead claimant's call
+   *    fails with `TOOL_OUTCOME_UNKNOWN` unless `reconcile` answers;
+   * 6. runs the handler with `call.signal = ctx.abortSignal` (an already
    *    aborted context fails with `TOOL_ABORTED` instead);
-   * 6. emits `toolExecutionEnd` with `isError`;
-   * 7. returns the handler's result unchanged, or throws
+   * 7. emits `toolExecutionEnd` with `isError`; with `ctx.journal`, records
+   *    the call's row (every call: allowed, denied, invalid, failed, replayed);
+   * 8. returns the handler's result unchanged, or throws
    *    `E_TOOL_DOWNSTREAM_ERROR` whose message carries the cause's code and
    *    message and whose `cause` is exactly what the handler threw.
    *

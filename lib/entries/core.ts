@@ -127,6 +127,7 @@ export {
 } from '../core/dispatch_context.js'
 export { CallRun, type CallRunOptions, type RunIdentity } from '../core/pipeline/call_run.js'
 export type { CallHooks, PipelineCallEnd, PipelineCallStart, SettledOutput } from '../core/pipeline/call_hooks.js'
+export type { SpoolRestorer } from '../journal/claims.js'
 export {
   createCallContext,
   type CallContextOptions,

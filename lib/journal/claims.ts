@@ -144,15 +144,12 @@ export function outcomeUnknown(claim: ToolCallClaim): E_TOOL_OUTCOME_UNKNOWN {
   )
 }
 
-/** What a replayed call returns: a tool result (text, bytes or an artifact). */
-export type ReplayedResult = ToolResult
-
 /**
  * Reads back a result that was too large for the journal and was spooled by
  * the surface that ran the call (the runner's spool store): `undefined` when
  * this store does not hold it.
  */
-export type SpoolRestorer = (spoolId: string) => ReplayedResult | undefined
+export type SpoolRestorer = (spoolId: string) => ToolResult | undefined
 
 /**
  * What a settled claim returned: the recorded result, or the recorded error rebuilt.
@@ -161,7 +158,7 @@ export type SpoolRestorer = (spoolId: string) => ReplayedResult | undefined
  * @param restore - Reads back a result spooled under the row's `spoolId`, when the surface spools.
  * @returns `{ result }` or `{ error }`.
  */
-export function replayOutcome(claim: ToolCallClaim, restore?: SpoolRestorer): { result: ReplayedResult } | { error: unknown } {
+export function replayOutcome(claim: ToolCallClaim, restore?: SpoolRestorer): { result: ToolResult } | { error: unknown } {
   const { row } = claim
   if (row.status === 'error') return { error: exceptionFromJson(safeParse(row.errorJson ?? 'null')) }
   const output = safeParse(row.outputJson ?? 'null')

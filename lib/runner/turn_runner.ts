@@ -18,7 +18,6 @@ import { ResultSpooler } from './result_spooler.js'
 import { Turn } from './turn.js'
 import type {
   RunnerState,
-  TurnHost,
   TurnIdentity,
   TurnResult,
   TurnResumeOptions,
@@ -74,7 +73,7 @@ export type { TurnIdentity, TurnResult, TurnResumeOptions, TurnRunOptions, TurnR
  * const review = await runner.run('Now review it', { fork: result })
  * ```
  */
-export class TurnRunner implements TurnHost {
+export class TurnRunner {
   /** The model callback. */
   readonly model: TurnModel
   /** Most model calls per run. */
