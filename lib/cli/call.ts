@@ -4,10 +4,12 @@
  * @module
  */
 import type { SpooledArtifactLike } from '../contracts/artifact.js'
+import { createCallContext } from '../core/call_context.js'
 import { createDispatchContext } from '../core/dispatch_context.js'
 import { E_TOOL_DOWNSTREAM_ERROR, toolFailureParts } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
 import { readAll, writeOut, type CliIo } from './io.js'
+import { commandJournal } from './journal_option.js'
 import { canAskOnTerminal, commandPermissions, terminalApprover } from './policy.js'
 import { commandSandbox, oneLine } from './sandbox_tools.js'
 import { createTools } from '../tools/index.js'
@@ -34,12 +36,17 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   // `ask` is put to the user when there is one at a terminal; otherwise it denies.
   const asker = canAskOnTerminal(io) ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : undefined
   const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'call', asker)
-  const ctx = createDispatchContext(permissions ? { permissions } : {})
+  const opened = commandJournal(parsed, 'call')
+  const ctx = createDispatchContext({ ...(permissions ? { permissions } : {}), ...(opened ? { journal: opened.journal } : {}) })
+  // The key is the call's identity in the journal: the same key (and
+  // arguments) again replays the recorded outcome of a side-effect call.
+  const key = parsed.idempotencyKey
+  const callCtx = key === undefined ? ctx : createCallContext(ctx, { toolCallId: key, idempotencyScope: key })
   const stop = (): void => ctx.abort(new Error('interrupted'))
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
   try {
-    const result = await tool.executor(ctx)(args)
+    const result = await tool.executor(callCtx)(args)
     if (typeof result !== 'string' && !(result instanceof Uint8Array)) {
       await streamArtifact(result, io)
       return 0
@@ -57,6 +64,7 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   } finally {
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
+    await opened?.close()
   }
 }
 

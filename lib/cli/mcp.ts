@@ -7,6 +7,7 @@ import { createMcpServer } from '../providers/mcp_server.js'
 import { McpStdioServerTransport } from '../providers/mcp_stdio_transport.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
+import { commandJournal } from './journal_option.js'
 import { commandPermissions } from './policy.js'
 import { commandSandbox } from './sandbox_tools.js'
 import { createTools } from '../tools/index.js'
@@ -27,8 +28,10 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
   const tools = createTools(sandbox)
   // No approver of its own: `ask` goes to the client by elicitation, or is denied.
   const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'mcp')
+  const opened = commandJournal(parsed, 'mcp')
   const server = createMcpServer(Object.values(tools), {
     ...(permissions ? { permissions } : {}),
+    ...(opened ? { journal: opened.journal } : {}),
     name: 'toolsmith',
     version: packageVersion(),
     // The cap the tools apply is the cap of the result sent back: a 1 MB read
@@ -51,5 +54,6 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
   await server.connect(transport)
   await closed
   await server.close().catch(() => undefined)
+  await opened?.close()
   return 0
 }

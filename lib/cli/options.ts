@@ -5,6 +5,7 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { idempotencyKeyProblem } from '../providers/idempotency_key.js'
 import type { SandboxOptions } from '../sandbox/sandbox.js'
 import { CliUsageError } from './usage.js'
 
@@ -13,8 +14,22 @@ import { CliUsageError } from './usage.js'
 const LIMIT_FLAGS = ['limit-processes', 'limit-memory', 'limit-tmp', 'limit-file-size'] as const
 
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy', ...LIMIT_FLAGS],
-  call: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy', ...LIMIT_FLAGS],
+  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy', 'journal', 'schema', ...LIMIT_FLAGS],
+  call: [
+    'root',
+    'allow-network',
+    'allow-domain',
+    'no-os-sandbox',
+    'readable-host',
+    'readable-path',
+    'max-output-bytes',
+    'timeout-ms',
+    'policy',
+    'journal',
+    'schema',
+    'idempotency-key',
+    ...LIMIT_FLAGS,
+  ],
   describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'provider', ...LIMIT_FLAGS],
   demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep', ...LIMIT_FLAGS],
   doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', ...LIMIT_FLAGS],
@@ -44,6 +59,8 @@ const ALL_OPTIONS = {
   sqlite: { type: 'string' },
   run: { type: 'string' },
   json: { type: 'boolean' },
+  journal: { type: 'string' },
+  'idempotency-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -84,6 +101,10 @@ export interface ParsedCommandLine {
   run: string | undefined
   /** `--json`, for `journal audit`. */
   json: boolean
+  /** `--journal SPEC`, for `call` and `mcp`: where every call is recorded (see `openCommandJournal`). */
+  journal: string | undefined
+  /** `--idempotency-key KEY`, for `call`: the call's stable identity in the journal. */
+  idempotencyKey: string | undefined
 }
 
 /**
@@ -138,6 +159,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sandbox.readablePaths = readable.map((entry) => (entry.startsWith('~/') || entry === '~' ? entry : path.resolve(entry)))
   }
   if (values.policy === '') throw new CliUsageError('--policy needs a policy file', command)
+  if (values.journal === '') throw new CliUsageError('--journal needs a journal: FILE.jsonl, FILE.sqlite or a postgres:// URL', command)
+  const key = values['idempotency-key']
+  if (key !== undefined) {
+    if (values.journal === undefined) throw new CliUsageError('--idempotency-key needs --journal: the key names the call in that journal', command)
+    const problem = idempotencyKeyProblem(key)
+    if (problem !== undefined) throw new CliUsageError(`--idempotency-key ${problem}`, command)
+  }
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
   const limits: NonNullable<SandboxOptions['limits']> = {}
@@ -162,6 +190,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sqlite: values.sqlite,
     run: values.run,
     json: values.json === true,
+    journal: values.journal,
+    idempotencyKey: key,
   }
 }
 

@@ -93,7 +93,13 @@ ${COMMON}
   --policy FILE            Permission policy (JSON, see docs/permissions.md): a denied
                            call is an error result with TOOL_DENIED; "ask" is put to
                            the client through MCP elicitation when it supports it,
-                           and denied otherwise`,
+                           and denied otherwise
+  --journal SPEC           Record every call: FILE.jsonl, FILE.sqlite, a postgres://
+                           URL, or "postgres" for the URL in TOOLSMITH_JOURNAL_URL. A
+                           request whose _meta carries
+                           "io.github.toolsmith/idempotency-key" is durable: a repeat
+                           of it gets the recorded result, the tool does not run again
+  --schema S               Schema of a PostgreSQL journal (default: toolsmith)`,
 
   call: `Usage: toolsmith call TOOL JSON [options]
 
@@ -110,7 +116,12 @@ Examples:
 ${COMMON}
   --policy FILE            Permission policy (JSON, see docs/permissions.md): a denied
                            call fails with TOOL_DENIED; "ask" is put to you on the
-                           terminal, and denied when stdin is not a terminal`,
+                           terminal, and denied when stdin is not a terminal
+  --journal SPEC           Record the call: FILE.jsonl, FILE.sqlite, a postgres:// URL,
+                           or "postgres" for the URL in TOOLSMITH_JOURNAL_URL
+  --schema S               Schema of a PostgreSQL journal (default: toolsmith)
+  --idempotency-key KEY    With --journal: the call's identity. The same key again
+                           prints the recorded result and does not run the tool`,
 
   describe: `Usage: toolsmith describe [--provider P] [options]
 

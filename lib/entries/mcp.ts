@@ -11,3 +11,4 @@ export {
   McpStdioServerTransport,
   type McpStdioServerTransportOptions,
 } from '../providers/mcp_stdio_transport.js'
+export { MAX_IDEMPOTENCY_KEY_CHARS, MCP_IDEMPOTENCY_KEY_META } from '../providers/idempotency_key.js'

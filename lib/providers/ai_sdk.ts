@@ -139,6 +139,12 @@ export interface AiSdkToolsOptions {
  *   per-call context (see `createCallContext`) whose `toolCallId` is the
  *   SDK's and whose `abortSignal` fires when either `ctx` or the SDK's
  *   `abortSignal` does; optional `null`s are dropped first.
+ * - The SDK's `toolCallId`, within `ctx.idempotencyScope` (else within
+ *   `ctx` itself), is the call's stable identity: with a journal on `ctx`
+ *   (`createDispatchContext({ journal })`) every call is recorded, and a
+ *   non-idempotent side-effect call is claimed, so a step replayed with the
+ *   same `toolCallId` gets the recorded result without the tool running
+ *   again (`TOOL_OUTCOME_UNKNOWN` when the first run was cut off).
  * - A failure is rethrown as the same exception class whose message is the
  *   one failure text of every surface, root cause first (`E_INVALID_TOOL_ARGS: …`,
  *   `TOOL_FILE_NOT_FOUND: … [read failed; E_TOOL_DOWNSTREAM_ERROR]`; see
@@ -148,7 +154,7 @@ export interface AiSdkToolsOptions {
  *   provider would reject them.
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
- * @param ctx - The turn's context: its events fire for every call.
+ * @param ctx - The turn's context: its events fire for every call, its journal records every call.
  * @param options - Name map, null handling and the result byte cap.
  * @returns A record of AI SDK tools keyed by (provider-legal) name.
  *
@@ -186,7 +192,10 @@ function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBy
       // Linked for this call only and released when it ends: the turn's
       // context may serve many calls, and nothing of a finished one stays on it.
       const link = abortSignal === undefined ? undefined : linkSignals([ctx.abortSignal, abortSignal])
-      const turnCtx = { ...createCallContext(ctx, { toolCallId }), abortSignal: link?.signal ?? ctx.abortSignal }
+      const turnCtx = {
+        ...createCallContext(ctx, { toolCallId, idempotencyScope: callScope(ctx, toolCallId) }),
+        abortSignal: link?.signal ?? ctx.abortSignal,
+      }
       const callCtx = approval ? { ...turnCtx, permissions: approval.gateFor(toolCallId) } : turnCtx
       try {
         return await toolResultToText(await tool.executor(callCtx)(prepare(input)), { maxBytes })
@@ -197,6 +206,19 @@ function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBy
       }
     },
   }
+}
+
+/**
+ * The call's stable identity: the SDK's `toolCallId` within the context's
+ * `idempotencyScope` (a workflow step), else within the context itself.
+ * Never the bare id: a provider's ids are unique per response at best (a
+ * local model may number its calls `call_0`, `call_1` in every
+ * conversation), so a bare id would let one conversation replay another's
+ * call. Within a scope, a replayed step that brings the same `toolCallId`
+ * gets the recorded result.
+ */
+function callScope(ctx: DispatchContext, toolCallId: string): string {
+  return JSON.stringify([ctx.idempotencyScope ?? ctx.id, toolCallId])
 }
 
 function inputSchemaOf(tool: Tool, prepare: (input: unknown) => unknown): AiSdkInputSchema {

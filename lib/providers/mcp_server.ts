@@ -12,12 +12,15 @@ import type { Tool } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { E_INVALID_OPTIONS, toolFailureText } from '../exceptions.js'
 import { createCallContext } from '../core/call_context.js'
+import { runOf } from '../core/pipeline/call_run.js'
+import type { ToolCallJournal } from '../journal/contract.js'
 import { Permissions } from '../permissions/permissions.js'
 import { elicitationApprover } from './mcp_elicitation.js'
 import { linkSignals } from '../utils/linked_signal.js'
 import { toMcpTool } from './mcp.js'
 import { mcpSdk } from './mcp_sdk.js'
 import { isPlainObject } from '../utils/guards.js'
+import { idempotencyKeyProblem, MCP_IDEMPOTENCY_KEY_META } from './idempotency_key.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
@@ -37,6 +40,20 @@ export interface McpServerOptions {
    * @defaultValue a fresh `createDispatchContext()`
    */
   context?: DispatchContext
+  /**
+   * The journal every call is recorded in (tool, redacted args, result or
+   * error, the permission decision), under the context's run (by default
+   * `runId` = the context's id). With a claiming journal (SQLite,
+   * PostgreSQL; JSONL within one process) a request whose `_meta` carries
+   * {@link MCP_IDEMPOTENCY_KEY_META} is durable: a non-idempotent
+   * side-effect call is claimed under that key, and a repeat of the request
+   * (a client's retry, or the same request to another server process on the
+   * same journal) gets the recorded result without the tool running again.
+   * Requests without the key are recorded, never deduplicated.
+   *
+   * @defaultValue the context's journal, if any
+   */
+  journal?: ToolCallJournal
   /**
    * `openWorldHint` for tools that do not set `meta.mcp.openWorldHint`.
    *
@@ -97,6 +114,14 @@ export interface McpServerOptions {
  * request, so hiding or registering a tool changes what the next
  * `tools/list` returns.
  *
+ * With a journal (`options.journal`, or the context's) every call is
+ * recorded, and a request whose `_meta` carries
+ * {@link MCP_IDEMPOTENCY_KEY_META} (`io.github.toolsmith/idempotency-key`)
+ * is durable: the key (with the arguments) is the call's identity, so a
+ * repeat of a non-idempotent side-effect call replays the recorded result.
+ * A key that is not a string of 1 to 256 characters without control
+ * characters is refused with `-32602` and one line.
+ *
  * When the request carries `_meta.progressToken`, a running call sends
  * `notifications/progress` every `progressIntervalMs` (1 s) until it ends:
  * `progress` counts 1, 2, 3…, `message` is e.g. `bash running for 2.0 s`, and
@@ -112,10 +137,11 @@ export interface McpServerOptions {
  * `StdioServerTransport` leaves those unanswered.
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
- * @param options - Name, version, optional context, the result byte cap and the progress interval.
+ * @param options - Name, version, optional context and journal, the result byte cap and the progress interval.
  * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
  * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `options` is missing or its `name`
- *   or `version` is not a non-empty string, or `maxResultBytes` or `progressIntervalMs` is invalid.
+ *   or `version` is not a non-empty string, `maxResultBytes` or `progressIntervalMs` is invalid,
+ *   or `journal` and `context.journal` are two different journals.
  *
  * @example
  * ```ts
@@ -131,7 +157,16 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
   )
   const ownContext = options.context === undefined
-  const context = options.context ?? createDispatchContext()
+  const journal = options.journal
+  if (journal !== undefined && options.context?.journal !== undefined && options.context.journal !== journal) {
+    throw new E_INVALID_OPTIONS('createMcpServer: the journal option and options.context.journal name two journals; give it once', {
+      details: { invalid: ['journal'] },
+    })
+  }
+  const context = options.context ?? createDispatchContext(journal === undefined ? {} : { journal })
+  // A caller's context without a journal records under its own run: one run for
+  // the server's calls, so their rows' seq counts up across requests.
+  const overlay = journal !== undefined && context.journal === undefined ? { journal, run: runOf(context) } : undefined
   const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
   const gate = options.permissions ?? context.permissions
   // Asks go to the client when the gate has no approver of its own.
@@ -149,7 +184,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
   })
 
   const callTool = async (request: JSONRPCRequest, extra: RequestExtra): Promise<CallToolResult> => {
-    const { name: providerName, arguments: given, progressToken } = callParams(request.params)
+    const { name: providerName, arguments: given, progressToken, idempotencyKey } = callParams(request.params)
     const name = names.fromProvider(providerName) ?? providerName
     const tool = current().find((t) => t.name === name)
     if (tool === undefined) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${providerName}`)
@@ -159,7 +194,13 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     // context is linked for this call only: released below, so a finished
     // call leaves nothing on that long-lived signal.
     const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
-    const callContext = { ...createCallContext(context, { toolCallId }), abortSignal: link?.signal ?? extra.signal }
+    // The request id is no identity across connections (clients count from 1):
+    // only the client's own key makes the call durable.
+    const callContext = {
+      ...createCallContext(context, { toolCallId, ...(idempotencyKey === undefined ? {} : { idempotencyScope: idempotencyKey }) }),
+      ...overlay,
+      abortSignal: link?.signal ?? extra.signal,
+    }
     const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
     const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)
     try {
@@ -199,7 +240,12 @@ function rpcError(code: number, message: string): Error & { code: number } {
 type RequestExtra = Parameters<NonNullable<Server['fallbackRequestHandler']>>[1]
 
 /** `tools/call`'s params, checked with one-line `InvalidParams` errors. */
-function callParams(params: unknown): { name: string; arguments: Record<string, unknown> | undefined; progressToken: ProgressToken | undefined } {
+function callParams(params: unknown): {
+  name: string
+  arguments: Record<string, unknown> | undefined
+  progressToken: ProgressToken | undefined
+  idempotencyKey: string | undefined
+} {
   const invalid = (message: string): never => {
     throw rpcError(mcpSdk().ErrorCode.InvalidParams, `Invalid params: ${message}`)
   }
@@ -213,7 +259,13 @@ function callParams(params: unknown): { name: string; arguments: Record<string, 
   const meta = params._meta
   const token = isPlainObject(meta) ? meta.progressToken : undefined
   const progressToken = typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)) ? token : undefined
-  return { name: params.name, arguments: args, progressToken }
+  // Unlike a malformed progress token (ignored: it only costs notifications), a
+  // malformed key is refused: the client asked for a durable call and would
+  // otherwise get one that may run twice.
+  const key = isPlainObject(meta) ? meta[MCP_IDEMPOTENCY_KEY_META] : undefined
+  const problem = key === undefined ? undefined : idempotencyKeyProblem(key)
+  if (problem !== undefined) return invalid(`tools/call "params._meta[${JSON.stringify(MCP_IDEMPOTENCY_KEY_META)}]" ${problem}`)
+  return { name: params.name, arguments: args, progressToken, idempotencyKey: key as string | undefined }
 }
 
 function kindOf(value: unknown): string {

@@ -141,6 +141,10 @@ describe('toolsmith mcp over a raw stdio pipe: every malformed line is answered 
     ['arguments an array', { name: 'read', arguments: ['notes.txt'] }, /"params.arguments" must be an object .* got an array/],
     ['name a number', { name: 5, arguments: {} }, /"params.name" must be a string .* got a number/],
     ['an unknown tool', { name: 'nope', arguments: {} }, /^Unknown tool: nope$/],
+    ['an idempotency key that is a number', { name: 'read', arguments: { path: 'notes.txt' }, _meta: { 'io.github.toolsmith/idempotency-key': 42 } }, /"params._meta\["io.github.toolsmith\/idempotency-key"\]" must be a string, got a number/],
+    ['an empty idempotency key', { name: 'read', arguments: { path: 'notes.txt' }, _meta: { 'io.github.toolsmith/idempotency-key': '' } }, /idempotency-key"\]" must not be empty/],
+    ['an idempotency key of 257 characters', { name: 'read', arguments: { path: 'notes.txt' }, _meta: { 'io.github.toolsmith/idempotency-key': 'k'.repeat(257) } }, /must be at most 256 characters, got 257/],
+    ['an idempotency key with a newline', { name: 'read', arguments: { path: 'notes.txt' }, _meta: { 'io.github.toolsmith/idempotency-key': 'a\nb' } }, /must not contain control characters/],
   ])('a malformed tools/call (%s) → -32602 with one clear line', async (label, params, message) => {
     const id = `call-${label}`
     server.send({ id, method: 'tools/call', ...(params === undefined ? {} : { params }) })
