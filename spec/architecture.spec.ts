@@ -15,6 +15,7 @@ const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../lib')
  */
 const RANKS: Record<string, number> = {
   base: 0, // lib/validation.ts, lib/exceptions.ts, utils/, contracts/
+  telemetry: 0, // OpenTelemetry spans: called by core's call path, so it imports nothing of the kit's
   core: 1,
   sandbox: 1,
   artifacts: 2,

@@ -1,0 +1,21 @@
+/**
+ * OpenTelemetry tracing after the GenAI semantic conventions, with
+ * `@opentelemetry/api` as an optional peer loaded on first use.
+ *
+ * @module
+ */
+export {
+  errorType,
+  startModelSpan,
+  startToolSpan,
+  startTurnSpan,
+  type ModelSpanRequest,
+  type SpanDecision,
+  type SpanHandle,
+  type TelemetryOptions,
+  type ToolSpan,
+  type ToolSpanOutcome,
+  type ToolSpanRequest,
+  type TurnSpanRequest,
+} from './spans.js'
+export { traceContextFromMeta } from './trace_context.js'
