@@ -52,5 +52,8 @@ export function createCallContext(
     emitPermissionDecision: (event) => ctx.emitPermissionDecision?.(event),
     emitNetworkRequest: (event) => ctx.emitNetworkRequest?.(event),
     emitProtectedPathCreated: (event) => ctx.emitProtectedPathCreated?.(event),
+    // The turn's span parents the call's span, with the turn's opt-ins.
+    ...(ctx.traceContext === undefined ? {} : { traceContext: ctx.traceContext }),
+    ...(ctx.telemetry === undefined ? {} : { telemetry: ctx.telemetry }),
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import type { TelemetryOptions } from '../telemetry/spans.js'
 
 /** Payload of the `toolExecutionStart` event. */
 export interface ToolExecutionStartEvent {
@@ -249,6 +250,14 @@ export interface DispatchContext {
    * context without it does not hear them (the call's result still names them).
    */
   emitProtectedPathCreated?(event: ProtectedPathCreatedEvent): void
+  /**
+   * The OpenTelemetry `Context` whose span is the parent of every call's
+   * `execute_tool` span (a turn's `invoke_agent` span, an MCP request's
+   * `traceparent`); the active context when absent.
+   */
+  readonly traceContext?: unknown
+  /** What calls record on their spans beyond ids and outcomes (arguments, results); nothing more when absent. */
+  readonly telemetry?: TelemetryOptions | undefined
 }
 
 /** The context {@link createDispatchContext} returns: a {@link DispatchContext} you can listen to and abort. */
@@ -301,6 +310,10 @@ export interface DispatchContextOptions {
   onNetworkRequest?: DispatchListener<'networkRequest'>
   /** Listeners to attach at once. */
   onProtectedPathCreated?: DispatchListener<'protectedPathCreated'>
+  /** The parent of the calls' spans; see {@link DispatchContext.traceContext}. */
+  traceContext?: unknown
+  /** Opt in to recording arguments and results on the calls' spans; see {@link DispatchContext.telemetry}. */
+  telemetry?: TelemetryOptions
 }
 
 /**
@@ -357,6 +370,8 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
     emitNetworkRequest: (event) => emit('networkRequest', event),
     emitProtectedPathCreated: (event) => emit('protectedPathCreated', event),
+    ...(options.traceContext === undefined ? {} : { traceContext: options.traceContext }),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     on(event, listener) {
       listeners[event].add(listener)
       return this

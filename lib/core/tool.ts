@@ -25,6 +25,8 @@ import { PendingCallId, callIdOf, defineLazyCallId, idempotencyKeyOf, pendingCal
 import type { DispatchContext, GateVerdict, GatedToolCall, ToolExecutionEndEvent, ToolExecutionStartEvent } from './dispatch_context.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
+import { tracingEnabled } from '../telemetry/spans.js'
+import { recordVerdict, toolSpanOf } from './call_span.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
@@ -560,11 +562,22 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     // handler's call info, so what the gate worked out for this run (a
     // path's resolution) can be handed to the handler of this run only.
     const info = new CallInfo(prepared as Prepared<Args>, ctx.abortSignal)
+    // The call's `execute_tool` span; with no tracer provider registered, one property read and nothing else.
+    const span = tracingEnabled() ? toolSpanOf(this.name, prepared, info, ctx) : undefined
     const gate = ctx.permissions
     if (gate !== undefined) {
-      // A gate that allows at once returns nothing: no await, no microtask.
-      const pending = gate.authorize(info, ctx)
-      if (pending !== undefined) await pending
+      try {
+        // A gate that allows at once returns nothing: no await, no microtask.
+        const pending = gate.authorize(info, ctx)
+        if (pending !== undefined) await pending
+      } catch (refusal) {
+        if (span !== undefined) {
+          recordVerdict(span, info.verdict)
+          span.end({ error: refusal })
+        }
+        throw refusal
+      }
+      if (span !== undefined) recordVerdict(span, info.verdict)
     }
     const startedAt = Date.now()
     const started = performance.now()
@@ -575,16 +588,19 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     let result: ToolResult
     try {
-      result = await this.#run(prepared, ctx, info)
+      // Inside the span, the handler's own spans (an HTTP client's) are its children.
+      result = await (span === undefined ? this.#run(prepared, ctx, info) : span.run(() => this.#run(prepared, ctx, info)))
     } catch (cause) {
       const error = new E_TOOL_DOWNSTREAM_ERROR(`${this.name} failed: ${errorSummary(cause)}`, {
         cause,
         details: { toolName: this.name, callId: prepared.callId, causeCode: (cause as { code?: unknown } | null)?.code },
       })
       this.#emitEnd(ctx, prepared, startedAt, started, error)
+      span?.end({ error })
       throw error
     }
     this.#emitEnd(ctx, prepared, startedAt, started, undefined)
+    if (span !== undefined) span.end({ result: () => result })
     return result
   }
 

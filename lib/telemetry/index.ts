@@ -9,6 +9,7 @@ export {
   startModelSpan,
   startToolSpan,
   startTurnSpan,
+  tracingEnabled,
   type ModelSpanRequest,
   type SpanDecision,
   type SpanHandle,

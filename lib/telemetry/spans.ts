@@ -6,7 +6,18 @@
  * @module
  */
 import type { Attributes, Context, Span } from '@opentelemetry/api'
-import { activeTracer, type Api } from './otel_api.js'
+import { activeTracer, providerRegistered, type Api } from './otel_api.js'
+
+/**
+ * Whether spans may be made at all: a tracer provider was registered. One
+ * property read, without loading `@opentelemetry/api`; a hot path checks it
+ * before building a span request.
+ *
+ * @returns `false` when no provider was registered (then every `start…Span` returns `undefined`).
+ */
+export function tracingEnabled(): boolean {
+  return providerRegistered()
+}
 
 /**
  * What a context's calls record on their spans besides ids, names and
