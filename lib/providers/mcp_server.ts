@@ -18,6 +18,7 @@ import { linkSignals } from '../utils/linked_signal.js'
 import { toMcpTool } from './mcp.js'
 import { mcpSdk } from './mcp_sdk.js'
 import { isPlainObject } from '../utils/guards.js'
+import { traceContextFromMeta } from '../telemetry/trace_context.js'
 import { dropOptionalNulls } from './optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from './tool_name_map.js'
 import { resolveMaxResultBytes, toolResultToText } from './tool_result_text.js'
@@ -159,7 +160,13 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     // context is linked for this call only: released below, so a finished
     // call leaves nothing on that long-lived signal.
     const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
-    const callContext = { ...createCallContext(context, { toolCallId }), abortSignal: link?.signal ?? extra.signal }
+    // A `traceparent` in the request's `_meta` makes the call's span a child of the client's.
+    const traceContext = traceContextFromMeta(isPlainObject(request.params) ? request.params._meta : undefined)
+    const callContext = {
+      ...createCallContext(context, { toolCallId }),
+      abortSignal: link?.signal ?? extra.signal,
+      ...(traceContext === undefined ? {} : { traceContext }),
+    }
     const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
     const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)
     try {

@@ -68,6 +68,7 @@ import { CheckpointWriter, type ChainStart } from './turn_checkpoints.js'
 import { retryWarning } from './retry_warning.js'
 import { ResultSpooler } from './result_spooler.js'
 import { toolDefinition } from './tool_definition.js'
+import { startModelSpan, startTurnSpan, type SpanHandle, type TurnTelemetryOptions } from '../telemetry/spans.js'
 
 /** Who is running: the smithers-style coordinates of one task attempt. */
 export interface TurnIdentity {
@@ -157,6 +158,13 @@ export interface TurnRunnerOptions {
    * form of them (see docs/runner.md, "What a checkpoint stores").
    */
   checkpointKey?: CheckpointKeyInput
+  /**
+   * OpenTelemetry: what the turn's `invoke_agent` span, its model calls'
+   * `chat` spans and its calls' `execute_tool` spans record beyond ids and
+   * outcomes (agent name, provider, model; arguments and results are opt-in).
+   * Spans are made whenever a tracer provider is registered.
+   */
+  telemetry?: TurnTelemetryOptions
 }
 
 /** Options of {@link TurnRunner.resume}. */
@@ -258,6 +266,8 @@ export class TurnRunner {
   readonly allowTools: readonly string[] | undefined
   /** The claim lease; see {@link TurnRunnerOptions.claimLeaseMs}. */
   readonly claimLeaseMs: number
+  /** What the turn's spans record; see {@link TurnRunnerOptions.telemetry}. */
+  readonly telemetry: Readonly<TurnTelemetryOptions> | undefined
 
   readonly #tools: Map<string, Tool>
   readonly #spooler: ResultSpooler
@@ -291,6 +301,7 @@ export class TurnRunner {
     this.#onEvent = options.onEvent
     this.claimLeaseMs = positiveInteger('claimLeaseMs', options.claimLeaseMs, DEFAULT_CLAIM_LEASE_MS)
     this.#checkpointKey = options.checkpointKey === undefined ? undefined : checkpointKeyOf(options.checkpointKey)
+    this.telemetry = options.telemetry === undefined ? undefined : Object.freeze({ ...options.telemetry })
   }
 
   /** The registered tools, by name (before any allow-list). */
@@ -454,6 +465,8 @@ class Turn {
   /** Where the resumed checkpoint's chain stands, for the writer made on the first checkpoint. */
   readonly #chainStart: ChainStart | undefined
   #checkpoints: CheckpointWriter | undefined
+  /** The turn's `invoke_agent` span: the parent of its model and tool spans. */
+  readonly #span: SpanHandle | undefined
 
   constructor(runner: TurnRunner, prompt: string, options: TurnRunOptions, services: TurnServices, resume: ResumePoint | undefined) {
     if (typeof prompt !== 'string') throw new E_INVALID_OPTIONS('run(prompt) needs a string prompt')
@@ -477,6 +490,18 @@ class Turn {
       : runner.identity
         ? { ...runner.identity }
         : { runId: id, nodeId: 'turn', iteration: 0, attempt: 1 }
+    this.#messages = options.fork ? copyMessages(options.fork.messages) : []
+    // Spooled results of the forked turn stay readable through the artifact tools.
+    if (options.fork) this.#spooled.push(...options.fork.toolCalls.filter((c) => services.spooler.isSpooled(c)))
+    // Last: nothing after it throws, so a started span is always ended by run().
+    const telemetry = runner.telemetry
+    this.#span = startTurnSpan({
+      agentName: telemetry?.agentName,
+      providerName: telemetry?.providerName,
+      model: telemetry?.model,
+      identity: this.#identity,
+      resumed: c !== undefined,
+    })
     const scope = runner.identity || c
       ? canonicalStringify({ runId: this.#identity.runId, nodeId: this.#identity.nodeId, iteration: this.#identity.iteration })
       : undefined
@@ -490,21 +515,27 @@ class Turn {
       emitPermissionDecision: (event) => services.emit({ type: 'permission-decision', ...event }),
       emitNetworkRequest: ({ turnId: _turnId, ...event }) => services.emit({ type: 'network-request', ...event }),
       emitProtectedPathCreated: ({ turnId: _turnId, ...event }) => services.emit({ type: 'protected-path-created', ...event }),
+      ...(this.#span === undefined ? {} : { traceContext: this.#span.context }),
+      ...(telemetry === undefined ? {} : { telemetry }),
     }
-    this.#messages = options.fork ? copyMessages(options.fork.messages) : []
-    // Spooled results of the forked turn stay readable through the artifact tools.
-    if (options.fork) this.#spooled.push(...options.fork.toolCalls.filter((c) => services.spooler.isSpooled(c)))
   }
 
   async run(): Promise<TurnResult> {
     const signal = this.#options.signal
     const onAbort = (): void => this.#controller.abort(signal?.reason)
-    if (signal?.aborted) throw this.#abortError()
-    signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      return await this.#loop()
+      if (signal?.aborted) throw this.#abortError()
+      signal?.addEventListener('abort', onAbort, { once: true })
+      try {
+        return await this.#loop()
+      } finally {
+        signal?.removeEventListener('abort', onAbort)
+      }
+    } catch (error) {
+      this.#span?.end({ error })
+      throw error
     } finally {
-      signal?.removeEventListener('abort', onAbort)
+      this.#span?.end()
     }
   }
 
@@ -544,16 +575,20 @@ class Turn {
       const tools = this.#offeredTools()
       emit({ type: 'model-start', step, tools: tools.map((t) => t.name) })
       const started = performance.now()
-      const response = await this.#untilAborted(
-        Promise.resolve().then(() =>
-          this.#runner.model({
-            messages: copyMessages(this.#messages),
-            tools: tools.map(toolDefinition),
-            signal: this.#controller.signal,
-            step,
-          }),
-        ),
-      )
+      const request = { messages: copyMessages(this.#messages), tools: tools.map(toolDefinition), signal: this.#controller.signal, step }
+      const telemetry = this.#runner.telemetry
+      const modelSpan = startModelSpan({ model: telemetry?.model, providerName: telemetry?.providerName, step, parent: this.#span?.context })
+      let response: Awaited<ReturnType<TurnModel>>
+      try {
+        // Inside the model's span, the provider client's own spans (HTTP) are its children.
+        response = await this.#untilAborted(
+          Promise.resolve().then(() => (modelSpan === undefined ? this.#runner.model(request) : modelSpan.run(() => this.#runner.model(request)))),
+        )
+      } catch (error) {
+        modelSpan?.end({ error })
+        throw error
+      }
+      modelSpan?.end()
       steps++
       text = typeof response?.text === 'string' ? response.text : ''
       const calls = normaliseCalls(response?.toolCalls, step, usedCallIds(this.#messages))

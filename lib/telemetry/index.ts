@@ -18,5 +18,6 @@ export {
   type ToolSpanOutcome,
   type ToolSpanRequest,
   type TurnSpanRequest,
+  type TurnTelemetryOptions,
 } from './spans.js'
 export { traceContextFromMeta } from './trace_context.js'

@@ -41,6 +41,16 @@ export interface TelemetryOptions {
   recordResults?: boolean | undefined
 }
 
+/** {@link TelemetryOptions} of a turn runner, with what its `invoke_agent` and `chat` spans name. */
+export interface TurnTelemetryOptions extends TelemetryOptions {
+  /** `gen_ai.agent.name`; the turn's span is then `invoke_agent {agentName}`. */
+  agentName?: string | undefined
+  /** `gen_ai.provider.name` of the model (`openai`, `anthropic`, `gcp.gemini`…); the runner cannot tell it from the model callback. */
+  providerName?: string | undefined
+  /** `gen_ai.request.model`; each model call's span is then `chat {model}`. */
+  model?: string | undefined
+}
+
 /** What {@link startToolSpan} needs to know about a call. */
 export interface ToolSpanRequest extends TelemetryOptions {
   /** The tool's name. */
