@@ -139,6 +139,9 @@ export {
   type ProviderCallContext,
 } from './core/call_context.js'
 export {
+  type TelemetryOptions,
+} from './telemetry/spans.js'
+export {
   callIdOf,
   idempotencyKeyOf,
   strictCallIdOf,
@@ -519,6 +522,9 @@ export {
   type TurnRunOptions,
   type TurnRunnerOptions,
 } from './runner/turn_runner.js'
+export {
+  type TurnTelemetryOptions,
+} from './telemetry/spans.js'
 export {
   DEFAULT_CLAIM_LEASE_MS,
 } from './runner/claims.js'

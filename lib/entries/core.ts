@@ -129,6 +129,9 @@ export {
   type ProviderCallContext,
 } from '../core/call_context.js'
 export {
+  type TelemetryOptions,
+} from '../telemetry/spans.js'
+export {
   callIdOf,
   idempotencyKeyOf,
   strictCallIdOf,

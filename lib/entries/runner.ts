@@ -84,6 +84,9 @@ export {
   type TurnRunnerOptions,
 } from '../runner/turn_runner.js'
 export {
+  type TurnTelemetryOptions,
+} from '../telemetry/spans.js'
+export {
   DEFAULT_CLAIM_LEASE_MS,
 } from '../runner/claims.js'
 export {
