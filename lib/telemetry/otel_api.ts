@@ -75,7 +75,7 @@ export function activeTracer(): ActiveTracer | undefined {
   const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?: () => OtelApi.TracerProvider }
   const delegate: OtelApi.TracerProvider = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider
   if (cache !== undefined && cache.delegate === delegate) return cache.active
-  if (delegate === noopProvider || delegate.constructor?.name === 'NoopTracerProvider') return undefined
+  if (delegate === noopProvider || delegate.constructor?.name === 'NoopTracerProvider' || typeof delegate.getTracer !== 'function') return undefined
   const active: ActiveTracer = { api, tracer: delegate.getTracer(INSTRUMENTATION_SCOPE) }
   cache = { delegate, active }
   return active
