@@ -16,10 +16,10 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
  * as the `parent` of the call's span (or a dispatch context's `traceContext`).
  *
  * @remarks
- * Extracted with the registered propagator (`propagation.extract`, which
- * also reads `baggage` when a baggage propagator is registered); when that
- * finds no span context (none registered: the API's default does nothing),
- * `traceparent` and `tracestate` are read per W3C Trace Context. Returns
+ * Extracted with the registered propagator (`propagation.extract`: W3C
+ * `traceparent`, `baggage`, or whatever format the application registered);
+ * when that finds no span context (none registered: the API's default does
+ * nothing), `traceparent` and `tracestate` are read per W3C Trace Context. Returns
  * `undefined` when no tracer provider is registered or `_meta` names no
  * valid parent, so the caller falls back to its own.
  *
@@ -29,7 +29,6 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 export function traceContextFromMeta(meta: unknown): unknown {
   if (meta === null || typeof meta !== 'object') return undefined
   const carrier = meta as Record<string, unknown>
-  if (typeof carrier.traceparent !== 'string') return undefined
   const active = activeTracer()
   if (active === undefined) return undefined
   const { api } = active
@@ -38,6 +37,7 @@ export function traceContextFromMeta(meta: unknown): unknown {
   // A span context the propagator found, not one the ambient context already held.
   const found = api.trace.getSpanContext(extracted)
   if (found !== undefined && found !== api.trace.getSpanContext(base) && api.trace.isSpanContextValid(found)) return extracted
+  if (typeof carrier.traceparent !== 'string') return undefined
   const parsed = parseTraceparent(api, carrier.traceparent, carrier.tracestate)
   return parsed === undefined ? undefined : api.trace.setSpanContext(extracted, parsed)
 }

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { context, propagation, SpanKind, SpanStatusCode, trace, type TextMapPropagator } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -229,6 +229,29 @@ describe('an MCP request', () => {
       // MCP's JSON-RPC request id is the provider's id of the call.
       expect(span!.attributes['gen_ai.tool.call.id']).toEqual(expect.any(String))
     } finally {
+      await close()
+    }
+  })
+
+  it('a registered propagator reads _meta in its own format', async () => {
+    // A made-up format, `_meta.parent` = `traceId/spanId`: the application's propagator, not the kit, knows it.
+    const custom: TextMapPropagator = {
+      inject: () => undefined,
+      fields: () => ['parent'],
+      extract: (ctx, carrier, getter) => {
+        const [traceId, spanId] = String(getter.get(carrier, 'parent') ?? '').split('/')
+        return traceId && spanId ? trace.setSpanContext(ctx, { traceId, spanId, traceFlags: 1, isRemote: true }) : ctx
+      },
+    }
+    propagation.setGlobalPropagator(custom)
+    const { client, close } = await connected()
+    try {
+      await client.callTool({ name: 'login', arguments: { user: 'ada', password: 'x' }, _meta: { parent: 'aaaabbbbccccddddaaaabbbbccccdddd/1111222233334444' } })
+      const [span] = toolSpans()
+      expect(span!.spanContext().traceId).toBe('aaaabbbbccccddddaaaabbbbccccdddd')
+      expect(parentId(span!)).toBe('1111222233334444')
+    } finally {
+      propagation.disable()
       await close()
     }
   })
