@@ -14,6 +14,7 @@ import {
   createDispatchContext,
   createMcpServer,
   scriptedModel,
+  toAiSdkTools,
   validator,
 } from '../../lib/index.js'
 
@@ -142,20 +143,44 @@ describe('execute_tool spans', () => {
   })
 })
 
+describe('an AI SDK tool call', () => {
+  it("is an execute_tool span with the AI SDK's toolCallId", async () => {
+    const { login: aiLogin } = toAiSdkTools([login], createDispatchContext())
+    const execute = aiLogin!.execute as (input: unknown, options: { toolCallId: string; messages: [] }) => Promise<unknown>
+    await execute({ user: 'ada', password: 'x' }, { toolCallId: 'call_ai_1', messages: [] })
+    const [span] = toolSpans()
+    expect(span!.name).toBe('execute_tool login')
+    expect(span!.attributes['gen_ai.tool.call.id']).toBe('call_ai_1')
+  })
+})
+
 describe('a TurnRunner turn', () => {
-  it('nests the model calls and the tool calls under the invoke_agent span', async () => {
+  it('nests the model calls and the tool calls under the invoke_agent span, itself under the active span', async () => {
+    const script = scriptedModel([
+      { toolCalls: [{ id: 'call_1', name: 'login', args: { user: 'ada', password: 'hunter2' } }, { id: 'call_2', name: 'flaky', args: {} }] },
+      { text: 'done' },
+    ])
+    // What the model callback sees as the active span: a provider client's HTTP span would be its child.
+    const activeInModel: (string | undefined)[] = []
     const runner = new TurnRunner({
-      model: scriptedModel([
-        { toolCalls: [{ id: 'call_1', name: 'login', args: { user: 'ada', password: 'hunter2' } }, { id: 'call_2', name: 'flaky', args: {} }] },
-        { text: 'done' },
-      ]),
+      model: (request) => {
+        activeInModel.push(trace.getActiveSpan()?.spanContext().spanId)
+        return script(request)
+      },
       tools: [login, failing],
       identity: { runId: 'run-7', nodeId: 'auth', iteration: 0, attempt: 1 },
       telemetry: { agentName: 'helper', providerName: 'openai', model: 'gpt-test', recordArguments: true },
     })
-    const result = await runner.run('log in')
+    const result = await trace.getTracer('spec').startActiveSpan('request', async (request) => {
+      try {
+        return await runner.run('log in')
+      } finally {
+        request.end()
+      }
+    })
     expect(result.text).toBe('done')
     const turn = spans().find((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent')!
+    expect(parentId(turn)).toBe(spans().find((s) => s.name === 'request')!.spanContext().spanId)
     expect(turn.name).toBe('invoke_agent helper')
     expect(turn.attributes).toMatchObject({
       'gen_ai.agent.name': 'helper',
@@ -170,6 +195,7 @@ describe('a TurnRunner turn', () => {
       ['chat gpt-test', SpanKind.CLIENT, 0, turnId],
       ['chat gpt-test', SpanKind.CLIENT, 1, turnId],
     ])
+    expect(activeInModel).toEqual(models.map((s) => s.spanContext().spanId))
     // The two read-only calls run in parallel: sorted by the provider's id.
     const tools = toolSpans().sort((a, b) => String(a.attributes['gen_ai.tool.call.id']).localeCompare(String(b.attributes['gen_ai.tool.call.id'])))
     expect(tools.map((s) => [s.name, s.attributes['gen_ai.tool.call.id'], parentId(s), s.attributes['error.type']])).toEqual([
