@@ -71,12 +71,17 @@ export function activeTracer(): ActiveTracer | undefined {
   if (!providerRegistered()) return undefined
   const api = otelApi()
   if (api === undefined) return undefined
-  // setGlobalTracerProvider registers a proxy; its delegate is the real provider.
-  const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?: () => OtelApi.TracerProvider }
-  const delegate: OtelApi.TracerProvider = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider
-  if (cache !== undefined && cache.delegate === delegate) return cache.active
-  if (delegate === noopProvider || delegate.constructor?.name === 'NoopTracerProvider' || typeof delegate.getTracer !== 'function') return undefined
-  const active: ActiveTracer = { api, tracer: delegate.getTracer(INSTRUMENTATION_SCOPE) }
-  cache = { delegate, active }
-  return active
+  try {
+    // setGlobalTracerProvider registers a proxy; its delegate is the real provider.
+    const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?: () => OtelApi.TracerProvider }
+    const delegate: OtelApi.TracerProvider = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider
+    if (cache !== undefined && cache.delegate === delegate) return cache.active
+    if (delegate === noopProvider || delegate.constructor?.name === 'NoopTracerProvider' || typeof delegate.getTracer !== 'function') return undefined
+    const active: ActiveTracer = { api, tracer: delegate.getTracer(INSTRUMENTATION_SCOPE) }
+    cache = { delegate, active }
+    return active
+  } catch {
+    // Something odd registered in the API's global registry: tracing must never fail a call.
+    return undefined
+  }
 }
