@@ -29,13 +29,14 @@ import { mcpPeerFigure } from './figures/mcp_peer.js'
 import { permissionsFigure } from './figures/permissions.js'
 import { mcpSoakFigure } from './figures/mcp_soak.js'
 import { networkProxyFigure } from './figures/network_proxy.js'
+import { spanCostFigure } from './figures/span_cost.js'
 import { writeFigure } from './figures/write.js'
 import { describeMachine, machineLine } from './machine.js'
 import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

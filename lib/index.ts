@@ -133,7 +133,6 @@ export {
   type ToolCallGate,
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,
-  type ToolTelemetryOptions,
 } from './core/dispatch_context.js'
 export { CallRun, type CallRunOptions, type RunIdentity } from './core/pipeline/call_run.js'
 export type { CallHooks, PipelineCallEnd, PipelineCallStart, SettledOutput } from './core/pipeline/call_hooks.js'
@@ -146,6 +145,9 @@ export {
 export {
   type ArgumentRoles,
 } from './core/argument_roles.js'
+export {
+  type TelemetryOptions,
+} from './telemetry/spans.js'
 export {
   callIdOf,
   idempotencyKeyOf,
@@ -525,6 +527,7 @@ export {
   type TurnRunnerOptions,
 } from './runner/turn_runner.js'
 export { DEFAULT_CLAIM_LEASE_MS } from './journal/claims.js'
+export { type TurnTelemetryOptions } from './telemetry/spans.js'
 export {
   fromOpenAIChatResponse,
   openAIChatModel,

@@ -15,6 +15,7 @@ const LIB = resolve(dirname(fileURLToPath(import.meta.url)), '../lib')
  */
 const RANKS: Record<string, number> = {
   base: 0, // lib/validation.ts, lib/exceptions.ts, utils/, contracts/
+  telemetry: 0, // OpenTelemetry spans: called by core's call path, so it imports nothing of the kit's
   // The journal contract and its stores sit under core: the call pipeline
   // (core: `tool.executor(ctx)`) records every call through them.
   journal: 0.5,

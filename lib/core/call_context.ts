@@ -5,7 +5,8 @@
  * @module
  */
 import { anySignal } from '../utils/any_signal.js'
-import type { DispatchContext, ToolTelemetryOptions } from './dispatch_context.js'
+import type { TelemetryOptions } from '../telemetry/spans.js'
+import type { DispatchContext } from './dispatch_context.js'
 import type { CallHooks } from './pipeline/call_hooks.js'
 import { runOf } from './pipeline/call_run.js'
 
@@ -44,7 +45,7 @@ export interface CallContextOptions {
   /** Overrides the turn's tracing context for this call (an MCP request's `traceparent`). */
   traceContext?: unknown
   /** Overrides the turn's telemetry options for this call. */
-  telemetry?: ToolTelemetryOptions | undefined
+  telemetry?: TelemetryOptions | undefined
 }
 
 /**

@@ -12,6 +12,7 @@ import type { CallHooks } from './pipeline/call_hooks.js'
 import { CallRun, type RunIdentity } from './pipeline/call_run.js'
 
 export type { PermissionDecisionEvent, PermissionRuleRef } from '../contracts/permission_decision.js'
+import type { TelemetryOptions } from '../telemetry/spans.js'
 
 /** Payload of the `toolExecutionStart` event. */
 export interface ToolExecutionStartEvent {
@@ -218,10 +219,6 @@ export interface DispatchContext {
   readonly keyedCall?: boolean | undefined
   /** A surface's hooks for this call (the turn runner's); see {@link CallHooks}. */
   readonly callHooks?: CallHooks | undefined
-  /** What tracing may record of a call; see {@link ToolTelemetryOptions}. */
-  readonly telemetry?: ToolTelemetryOptions | undefined
-  /** The tracing context calls run under (an OpenTelemetry `Context`); opaque to core. */
-  readonly traceContext?: unknown
   /** Called by the executor just before the handler runs. */
   emitToolExecutionStart(event: ToolExecutionStartEvent): void
   /** Called by the executor once the handler has settled. */
@@ -243,6 +240,14 @@ export interface DispatchContext {
    * context without it does not hear them (the call's result still names them).
    */
   emitProtectedPathCreated?(event: ProtectedPathCreatedEvent): void
+  /**
+   * The OpenTelemetry `Context` whose span is the parent of every call's
+   * `execute_tool` span (a turn's `invoke_agent` span, an MCP request's
+   * `traceparent`); the active context when absent.
+   */
+  readonly traceContext?: unknown
+  /** What calls record on their spans beyond ids and outcomes (arguments, results); nothing more when absent. */
+  readonly telemetry?: TelemetryOptions | undefined
 }
 
 /** The context {@link createDispatchContext} returns: a {@link DispatchContext} you can listen to and abort. */
@@ -271,14 +276,6 @@ export interface ObservableDispatchContext extends DispatchContext {
   off<E extends keyof DispatchEvents>(event: E, listener: DispatchListener<E>): this
 }
 
-/** What tracing may record of a call besides its identity and outcome (both off by default). */
-export interface ToolTelemetryOptions {
-  /** Record the call's arguments (after the tool's redaction). */
-  recordArguments?: boolean
-  /** Record the call's result. */
-  recordResults?: boolean
-}
-
 /** Options of {@link createDispatchContext}. */
 export interface DispatchContextOptions {
   /**
@@ -305,10 +302,6 @@ export interface DispatchContextOptions {
    * @defaultValue 30_000
    */
   claimLeaseMs?: number
-  /** What tracing may record of a call. */
-  telemetry?: ToolTelemetryOptions
-  /** The tracing context calls run under (an OpenTelemetry `Context`). */
-  traceContext?: unknown
   /** Listeners to attach at once. */
   onToolExecutionStart?: DispatchListener<'toolExecutionStart'>
   /** Listeners to attach at once. */
@@ -321,6 +314,10 @@ export interface DispatchContextOptions {
   onNetworkRequest?: DispatchListener<'networkRequest'>
   /** Listeners to attach at once. */
   onProtectedPathCreated?: DispatchListener<'protectedPathCreated'>
+  /** The parent of the calls' spans; see {@link DispatchContext.traceContext}. */
+  traceContext?: unknown
+  /** Opt in to recording arguments and results on the calls' spans; see {@link DispatchContext.telemetry}. */
+  telemetry?: TelemetryOptions
 }
 
 /**

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { tracingEnabled } from '../telemetry/spans.js'
+import { recordVerdict, toolSpanOf } from './call_span.js'
 import { checkArgumentRoles, type ArgumentRoles } from './argument_roles.js'
 import { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
 import { isSpooledArtifact, type ArtifactClass, type SpooledArtifactLike } from '../contracts/artifact.js'
@@ -360,11 +362,22 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     // One object per run is both what the gate is asked about and the
     // handler's call info, so what the gate worked out for this run (a
     // path's resolution) can be handed to the handler of this run only.
+    // The call's `execute_tool` span; with no tracer provider registered, one property read and nothing else.
+    const span = tracingEnabled() ? toolSpanOf(this.name, prepared, info, ctx) : undefined
     const gate = ctx.permissions
     if (gate !== undefined) {
-      // A gate that allows at once returns nothing: no await, no microtask.
-      const pending = gate.authorize(info, ctx)
-      if (pending !== undefined) await pending
+      try {
+        // A gate that allows at once returns nothing: no await, no microtask.
+        const pending = gate.authorize(info, ctx)
+        if (pending !== undefined) await pending
+      } catch (refusal) {
+        if (span !== undefined) {
+          recordVerdict(span, info.verdict)
+          span.end({ error: refusal })
+        }
+        throw refusal
+      }
+      if (span !== undefined) recordVerdict(span, info.verdict)
     }
     const startedAt = Date.now()
     const started = performance.now()
@@ -375,16 +388,19 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     }
     let result: ToolResult
     try {
-      result = await this.#run(prepared, ctx, info)
+      // Inside the span, the handler's own spans (an HTTP client's) are its children.
+      result = await (span === undefined ? this.#run(prepared, ctx, info) : span.run(() => this.#run(prepared, ctx, info)))
     } catch (cause) {
       const error = new E_TOOL_DOWNSTREAM_ERROR(`${this.name} failed: ${errorSummary(cause)}`, {
         cause,
         details: { toolName: this.name, callId: prepared.callId, causeCode: (cause as { code?: unknown } | null)?.code },
       })
       emitEnd(ctx, prepared, startedAt, started, error)
+      span?.end({ error })
       throw error
     }
     emitEnd(ctx, prepared, startedAt, started, undefined)
+    if (span !== undefined) span.end({ result: () => result })
     return result
   }
 

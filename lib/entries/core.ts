@@ -123,7 +123,6 @@ export {
   type ToolCallGate,
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,
-  type ToolTelemetryOptions,
 } from '../core/dispatch_context.js'
 export { CallRun, type CallRunOptions, type RunIdentity } from '../core/pipeline/call_run.js'
 export type { CallHooks, PipelineCallEnd, PipelineCallStart, SettledOutput } from '../core/pipeline/call_hooks.js'
@@ -136,6 +135,9 @@ export {
 export {
   type ArgumentRoles,
 } from '../core/argument_roles.js'
+export {
+  type TelemetryOptions,
+} from '../telemetry/spans.js'
 export {
   callIdOf,
   idempotencyKeyOf,

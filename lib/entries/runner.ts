@@ -80,6 +80,7 @@ export {
   type TurnRunnerOptions,
 } from '../runner/turn_runner.js'
 export { DEFAULT_CLAIM_LEASE_MS } from '../journal/claims.js'
+export { type TurnTelemetryOptions } from '../telemetry/spans.js'
 export {
   fromOpenAIChatResponse,
   openAIChatModel,

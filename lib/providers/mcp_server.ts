@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { traceContextFromMeta } from '../telemetry/trace_context.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { CallToolResult, JSONRPCRequest, ListToolsResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js'
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
@@ -194,10 +195,16 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     // context is linked for this call only: released below, so a finished
     // call leaves nothing on that long-lived signal.
     const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
+    const traceContext = traceContextFromMeta(isPlainObject(request.params) ? request.params._meta : undefined)
     // The request id is no identity across connections (clients count from 1):
     // only the client's own key makes the call durable.
     const callContext = {
-      ...createCallContext(context, { toolCallId, ...(idempotencyKey === undefined ? {} : { idempotencyScope: idempotencyKey }) }),
+      ...createCallContext(context, {
+        toolCallId,
+        ...(idempotencyKey === undefined ? {} : { idempotencyScope: idempotencyKey }),
+        // A `traceparent` in the request's `_meta` makes the call's span a child of the client's.
+        ...(traceContext === undefined ? {} : { traceContext }),
+      }),
       ...overlay,
       abortSignal: link?.signal ?? extra.signal,
     }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { startModelSpan, startTurnSpan, type SpanHandle } from '../telemetry/spans.js'
 import { randomUUID } from 'node:crypto'
 import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createCallContext } from '../core/call_context.js'
@@ -50,6 +51,8 @@ export class Turn {
   /** Where the resumed checkpoint's chain stands, for the writer made on the first checkpoint. */
   readonly #chainStart: ChainStart | undefined
   #checkpoints: CheckpointWriter | undefined
+  /** The turn's `invoke_agent` span: the parent of its model and tool spans. */
+  readonly #span: SpanHandle | undefined
 
   constructor(runner: TurnHost, prompt: string, options: TurnRunOptions, services: TurnServices, resume: ResumePoint | undefined) {
     if (typeof prompt !== 'string') throw new E_INVALID_OPTIONS('run(prompt) needs a string prompt')
@@ -76,6 +79,18 @@ export class Turn {
       ? canonicalStringify({ runId: this.#identity.runId, nodeId: this.#identity.nodeId, iteration: this.#identity.iteration })
       : undefined
     this.#run = new CallRun(this.#identity, { claimLeaseMs: runner.claimLeaseMs, claims: resume?.claims ?? {} })
+    this.#messages = options.fork ? copyMessages(options.fork.messages) : []
+    // Spooled results of the forked turn stay readable through the artifact tools.
+    if (options.fork) this.#spooled.push(...options.fork.toolCalls.filter((c) => services.spooler.isSpooled(c)))
+    // Last thing that could throw is above: a started span is always ended by run().
+    const telemetry = runner.telemetry
+    this.#span = startTurnSpan({
+      agentName: telemetry?.agentName,
+      providerName: telemetry?.providerName,
+      model: telemetry?.model,
+      identity: this.#identity,
+      resumed: c !== undefined,
+    })
     this.#ctx = {
       id,
       // Every call through the pipeline is recorded under the turn's run;
@@ -90,21 +105,27 @@ export class Turn {
       emitPermissionDecision: (event) => services.emit({ type: 'permission-decision', ...event }),
       emitNetworkRequest: ({ turnId: _turnId, ...event }) => services.emit({ type: 'network-request', ...event }),
       emitProtectedPathCreated: ({ turnId: _turnId, ...event }) => services.emit({ type: 'protected-path-created', ...event }),
+      ...(this.#span === undefined ? {} : { traceContext: this.#span.context }),
+      ...(telemetry === undefined ? {} : { telemetry }),
     }
-    this.#messages = options.fork ? copyMessages(options.fork.messages) : []
-    // Spooled results of the forked turn stay readable through the artifact tools.
-    if (options.fork) this.#spooled.push(...options.fork.toolCalls.filter((c) => services.spooler.isSpooled(c)))
   }
 
   async run(): Promise<TurnResult> {
     const signal = this.#options.signal
     const onAbort = (): void => this.#controller.abort(signal?.reason)
-    if (signal?.aborted) throw this.#abortError()
-    signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      return await this.#loop()
+      if (signal?.aborted) throw this.#abortError()
+      signal?.addEventListener('abort', onAbort, { once: true })
+      try {
+        return await this.#loop()
+      } finally {
+        signal?.removeEventListener('abort', onAbort)
+      }
+    } catch (error) {
+      this.#span?.end({ error })
+      throw error
     } finally {
-      signal?.removeEventListener('abort', onAbort)
+      this.#span?.end()
     }
   }
 
@@ -144,16 +165,20 @@ export class Turn {
       const tools = this.#offeredTools()
       emit({ type: 'model-start', step, tools: tools.map((t) => t.name) })
       const started = performance.now()
-      const response = await this.#untilAborted(
-        Promise.resolve().then(() =>
-          this.#runner.model({
-            messages: copyMessages(this.#messages),
-            tools: tools.map(toolDefinition),
-            signal: this.#controller.signal,
-            step,
-          }),
-        ),
-      )
+      const request = { messages: copyMessages(this.#messages), tools: tools.map(toolDefinition), signal: this.#controller.signal, step }
+      const telemetry = this.#runner.telemetry
+      const modelSpan = startModelSpan({ model: telemetry?.model, providerName: telemetry?.providerName, step, parent: this.#span?.context })
+      let response: Awaited<ReturnType<TurnHost['model']>>
+      try {
+        // Inside the model's span, the provider client's own spans (HTTP) are its children.
+        response = await this.#untilAborted(
+          Promise.resolve().then(() => (modelSpan === undefined ? this.#runner.model(request) : modelSpan.run(() => this.#runner.model(request)))),
+        )
+      } catch (error) {
+        modelSpan?.end({ error })
+        throw error
+      }
+      modelSpan?.end()
       steps++
       text = typeof response?.text === 'string' ? response.text : ''
       const calls = normaliseCalls(response?.toolCalls, step, usedCallIds(this.#messages))

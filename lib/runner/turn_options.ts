@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { TurnTelemetryOptions } from '../telemetry/spans.js'
 import type { SpoolStore } from '../artifacts/stores.js'
 import type { ToolCall } from '../core/tool_call.js'
 import type { ToolCollection } from '../core/tool_collection.js'
@@ -103,6 +104,13 @@ export interface TurnRunnerOptions {
    * form of them (see docs/runner.md, "What a checkpoint stores").
    */
   checkpointKey?: CheckpointKeyInput
+  /**
+   * OpenTelemetry: what the turn's `invoke_agent` span, its model calls'
+   * `chat` spans and its calls' `execute_tool` spans record beyond ids and
+   * outcomes (agent name, provider, model; arguments and results are opt-in).
+   * Spans are made whenever a tracer provider is registered.
+   */
+  telemetry?: TurnTelemetryOptions
 }
 
 /** Options of {@link TurnRunner.resume}. */
@@ -160,6 +168,8 @@ export interface TurnHost {
   readonly allowTools: readonly string[] | undefined
   /** The claim lease. */
   readonly claimLeaseMs: number
+  /** What the turn's spans record. */
+  readonly telemetry: Readonly<TurnTelemetryOptions> | undefined
 }
 
 /** What a resumed turn starts from. */

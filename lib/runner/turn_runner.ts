@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { TurnTelemetryOptions } from '../telemetry/spans.js'
 import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import { toolList } from '../core/tool_collection.js'
 import type { Tool } from '../core/tool.js'
@@ -92,6 +93,8 @@ export class TurnRunner {
   readonly allowTools: readonly string[] | undefined
   /** The claim lease; see {@link TurnRunnerOptions.claimLeaseMs}. */
   readonly claimLeaseMs: number
+  /** What the turn's spans record; see {@link TurnRunnerOptions.telemetry}. */
+  readonly telemetry: Readonly<TurnTelemetryOptions> | undefined
 
   readonly #tools: Map<string, Tool>
   readonly #spooler: ResultSpooler
@@ -125,6 +128,7 @@ export class TurnRunner {
     this.#onEvent = options.onEvent
     this.claimLeaseMs = positiveInteger('claimLeaseMs', options.claimLeaseMs, DEFAULT_CLAIM_LEASE_MS)
     this.#checkpointKey = options.checkpointKey === undefined ? undefined : checkpointKeyOf(options.checkpointKey)
+    this.telemetry = options.telemetry === undefined ? undefined : Object.freeze({ ...options.telemetry })
   }
 
   /** The registered tools, by name (before any allow-list). */

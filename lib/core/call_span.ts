@@ -1,0 +1,49 @@
+/**
+ * A call's `execute_tool` span as the call path starts it: the parent and
+ * opt-ins from the dispatch context, the gate's verdict from the call.
+ *
+ * @module
+ */
+import { startToolSpan, type ToolSpan } from '../telemetry/spans.js'
+import type { DispatchContext, GateVerdict } from './dispatch_context.js'
+
+/**
+ * Start a call's span. Its callId and logged args are read only if the span
+ * is made and, for the args, recorded (a long argument's hash and a
+ * `redact` run are not paid for otherwise).
+ *
+ * @param toolName - The tool's name.
+ * @param prepared - The prepared call (its `loggedArgs` are what the span may record).
+ * @param info - The call's info (`callId`, the provider's `toolCallId`).
+ * @param ctx - The dispatch context: `traceContext` is the parent, `telemetry` the opt-ins.
+ * @returns The span, or `undefined` when there is no tracer to record to.
+ */
+export function toolSpanOf(
+  toolName: string,
+  prepared: { readonly loggedArgs: unknown },
+  info: { readonly callId: string; readonly toolCallId?: string | undefined },
+  ctx: DispatchContext,
+): ToolSpan | undefined {
+  const provided = info.toolCallId ?? ctx.toolCallId
+  return startToolSpan({
+    toolName,
+    callId: () => info.callId,
+    toolCallId: typeof provided === 'string' ? provided : undefined,
+    args: () => prepared.loggedArgs,
+    parent: ctx.traceContext,
+    recordArguments: ctx.telemetry?.recordArguments,
+    recordResults: ctx.telemetry?.recordResults,
+  })
+}
+
+/**
+ * Put the gate's decision on the span (`toolsmith.permission.*`), when a gate recorded one.
+ *
+ * @param span - The call's span.
+ * @param verdict - `call.verdict` after the gate ran.
+ */
+export function recordVerdict(span: ToolSpan, verdict: GateVerdict | undefined): void {
+  if (verdict === undefined) return
+  const { decision, approver, rule } = verdict.decision
+  span.decided({ decision, approver, rule: rule?.name ?? null })
+}
