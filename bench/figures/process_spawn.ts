@@ -29,16 +29,19 @@ interface ChildSamples {
   execaLaid: number[]
 }
 
+/** Where the inherited descriptors start: after a gap, since Node marks a contiguous run from 0 close-on-exec at startup. */
+const FIRST_INHERITED = 20
+
 /**
  * Run the measuring child with exactly `extra` inherited descriptors (each
- * `/dev/null`, at 3 … 2 + extra): whatever this process itself inherited is
- * closed in the child the kit's way, so a harness's stray descriptor does
- * not turn the normal case into a long array.
+ * `/dev/null`, from {@link FIRST_INHERITED} up): whatever this process
+ * itself inherited is closed in the child the kit's way, so a harness's
+ * stray descriptor does not turn the normal case into a long array.
  */
 function measure(extra: number, args: string[]): Promise<ChildSamples> {
   const devNull = openSync('/dev/null', 'r+')
   const passed = new Map<number, number>()
-  for (let fd = 3; fd < 3 + extra; fd++) passed.set(fd, devNull)
+  for (let fd = FIRST_INHERITED; fd < FIRST_INHERITED + extra; fd++) passed.set(fd, devNull)
   const { stdio, closer } = childDescriptors(passed)
   stdio[2] = 'inherit' as never
   const node = [process.execPath, '--import', 'tsx', CHILD, ...args]

@@ -175,9 +175,14 @@ export function waitForExit(run: CapturedRun): Promise<Exit> {
   return new Promise<Exit>((resolve) => {
     subprocess.once('exit', (code, signal) => resolve({ code, signal }))
     subprocess.once('error', (error) => resolve({ error }))
-    void subprocess.then((result) => {
-      if (result.failed && run.pid === undefined) resolve({ error: (result as { cause?: unknown }).cause ?? result })
-    })
+    subprocess.then(
+      (result) => {
+        if (result.failed && run.pid === undefined) resolve({ error: (result as { cause?: unknown }).cause ?? result })
+      },
+      (error: unknown) => {
+        if (run.pid === undefined) resolve({ error })
+      },
+    )
   })
 }
 
