@@ -1,5 +1,5 @@
 /**
- * The options of a {@link Sandbox}: what each means, its default, and the
+ * The options of a `Sandbox`: what each means, its default, and the
  * schema that checks them.
  *
  * @module
@@ -14,8 +14,6 @@ import { limitsSchema, type SandboxLimitsEnforcement, type SandboxLimitsOptions 
 import { isValidAllowlistEntry } from './network_allowlist.js'
 import { isValidProtectedEntry } from './protected_paths.js'
 import type { SyscallFilterStatus } from './seccomp.js'
-// For the {@link} references of the TSDoc only.
-import type { Sandbox } from './sandbox.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000
