@@ -15,6 +15,7 @@ import { renderChart } from './chart.js'
 import { updatePerformanceDoc } from './docs.js'
 import { skippedRow, type Figure, type Row, type RunConfig } from './figure.js'
 import { bashSpawnFigure } from './figures/bash_spawn.js'
+import { processSpawnFigure } from './figures/process_spawn.js'
 import { callIdFigure } from './figures/call_id.js'
 import { editFigure } from './figures/edit.js'
 import { executorFigure } from './figures/executor.js'
@@ -36,7 +37,7 @@ import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, processSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

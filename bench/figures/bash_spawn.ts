@@ -2,7 +2,7 @@
  * Per-command cost of bash: 200 sequential `true`s, so the figure is the
  * kit's spawn path (validation, path checks, environment, the sandbox's
  * command line), not the command. In the OS sandbox the baseline is the
- * exact launch plan the tool spawns (`bashLaunchPlan`, the same function
+ * exact launch plan the tool spawns (`launchPlan` of the sandbox's run verb, the same function
  * the handler calls: bwrap argument vector, environment, the seccomp
  * program on its descriptor), spawned by hand with the same pipes, and with
  * the same resource limits done by hand: a cgroup per command (made, set,
@@ -16,7 +16,7 @@ import { access } from 'node:fs/promises'
 import path from 'node:path'
 import { Sandbox, createDispatchContext, createTools } from '../../lib/index.js'
 // Internal on purpose (not in any public entry): the floor must be the very command line the tool builds.
-import { bashLaunchPlan } from '../../lib/tools/bash.js'
+import { launchPlan } from '../../lib/sandbox/run_command.js'
 import { probeCgroups } from '../../lib/sandbox/cgroups.js'
 import { LIMIT_WRAPPER_SHELL, limitWrapperScript } from '../../lib/sandbox/limits.js'
 import { BENCH_TMP } from '../fixtures.js'
@@ -39,7 +39,7 @@ export const bashSpawnFigure: Figure = {
     const sandboxed = createTools(osSandbox).bash.executor(createDispatchContext())
     // The very bwrap command line the kit builds for `true` (same mounts, masks and namespaces), spawned by hand.
     const trueFile = await resolveTrue()
-    const plan = bashLaunchPlan(osSandbox, { file: trueFile, args: [], root: rootDir, cwd: rootDir })
+    const plan = launchPlan(osSandbox, { file: trueFile, args: [], root: rootDir, cwd: rootDir })
     const limited = handLimits(osSandbox)
     const batch = (fn: () => Promise<unknown>) => timed(async () => {
       for (let i = 0; i < calls; i++) await fn()
@@ -61,7 +61,7 @@ export const bashSpawnFigure: Figure = {
         id: 'bash-spawn-os',
         figure: `bash: ${label} in the OS sandbox`,
         subject: "bash.executor({ cmd: 'true' }) with defaults (bubblewrap: filesystem, network and PID isolation)",
-        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments bashLaunchPlan builds>, its environment, the seccomp program on fd 3, stdout and stderr piped and drained) awaited ${calls}×, behind the same limits done by hand (${limited.describe})`,
+        baseline: `child_process.spawn('bwrap', <the ${plan.args.length} arguments launchPlan builds>, its environment, the seccomp program on fd 3, stdout and stderr piped and drained) awaited ${calls}×, behind the same limits done by hand (${limited.describe})`,
         unit: 'ms',
         subjectValues: metric(samples.sandboxed, 'ms'),
         baselineValues: metric(samples.bwrapTrue, 'ms'),
@@ -82,7 +82,7 @@ export const bashSpawnFigure: Figure = {
       makeRow({
         id: 'bash-spawn-bwrap',
         figure: `floor: ${label} under bwrap`,
-        subject: `child_process.spawn('bwrap', <bashLaunchPlan's arguments>) with pipes, behind the limits done by hand, awaited ${calls}×`,
+        subject: `child_process.spawn('bwrap', <launchPlan's arguments>) with pipes, behind the limits done by hand, awaited ${calls}×`,
         baseline: `child_process.spawn('true') with pipes, awaited ${calls}×`,
         unit: 'ms',
         subjectValues: metric(samples.bwrapTrue, 'ms'),

@@ -18,7 +18,8 @@
  * @module
  */
 import { constants as osConstants } from 'node:os'
-import { bubblewrapArgs, isVisibleInside, type BoundDescriptor, probeBubblewrap, resolveWritablePaths } from './bubblewrap.js'
+import { bubblewrapArgs, isVisibleInside, type BoundDescriptor, resolveWritablePaths } from './bubblewrap.js'
+import { probeBubblewrap } from './bubblewrap_probe.js'
 import { resolveReadablePaths, systemHostView, visibleSearchPath } from './host_view.js'
 import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
 import type { SyscallFilterStatus } from './seccomp.js'

@@ -18,7 +18,7 @@
 import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { probeBubblewrap } from './bubblewrap.js'
+import { probeBubblewrap } from './bubblewrap_probe.js'
 
 /** Where the searched directory is mounted inside: a name no host path the kit mounts beside it starts with. */
 const MOUNT_POINT = '/toolsmith-search'
