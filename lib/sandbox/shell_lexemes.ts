@@ -150,8 +150,8 @@ export function ansiC(script: string, start: number): [string, number] {
       i++
       continue
     }
-    const escape = script[i + 1]!
-    const simple = ANSI_C_ESCAPES[escape]
+    const escaped = script[i + 1]!
+    const simple = ANSI_C_ESCAPES[escaped]
     if (simple !== undefined) {
       text += simple
       i += 2
@@ -159,9 +159,9 @@ export function ansiC(script: string, start: number): [string, number] {
     }
     const numeric = /^(?:[0-7]{1,3}|x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8})/.exec(script.slice(i + 1, i + 10))
     if (numeric === null) {
-      if (escape === 'c') return asWritten(script, start)
+      if (escaped === 'c') return asWritten(script, start)
       // An unknown escape stays as written, backslash included (bash does the same).
-      text += ch + escape
+      text += ch + escaped
       i += 2
       continue
     }

@@ -113,7 +113,7 @@ export function splitScript(script: string): string[][] {
         if (c === '\\' && i + 1 < length) {
           // Only `$ \` " \\` and a newline are escaped; before anything else the backslash stays.
           const next = script.charCodeAt(i + 1)
-          if (next >= 128 || ESCAPABLE_IN_DOUBLE[next] === 0) word += '\\' + script[i + 1]
+          if (next >= 128 || ESCAPABLE_IN_DOUBLE[next] === 0) word += `\\${script[i + 1]}`
           else if (next !== 10) word += script[i + 1]
           i += 2
         } else if (c === '$' && script[i + 1] === '{') {

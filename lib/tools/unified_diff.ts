@@ -252,7 +252,7 @@ function markedApplication(source: string, patch: FilePatch, eol: '\n' | '\r\n')
     patch: withMarkedLines(patch.file, marker),
     comparer: (budget) => markedComparer(marker, budget),
     restore: (patched) => {
-      const restored = patched.split(marker + '\n').join(eol)
+      const restored = patched.split(`${marker}\n`).join(eol)
       return restored.endsWith(marker) ? restored.slice(0, -marker.length) : restored
     },
   }
