@@ -5,6 +5,10 @@
  *
  * @module
  */
+import { ansiC, closingBracket, readHeredocBody, readHeredocStart, readSubstitution, type Heredoc } from './shell_lexemes.js'
+
+export { computedWordPattern, isComputedWord } from './shell_computed_words.js'
+
 
 /**
  * Characters that are not plain word text outside quotes: quotes, `\\`,
@@ -109,7 +113,7 @@ export function splitScript(script: string): string[][] {
         if (c === '\\' && i + 1 < length) {
           // Only `$ \` " \\` and a newline are escaped; before anything else the backslash stays.
           const next = script.charCodeAt(i + 1)
-          if (next >= 128 || ESCAPABLE_IN_DOUBLE[next] === 0) word += '\\' + script[i + 1]
+          if (next >= 128 || ESCAPABLE_IN_DOUBLE[next] === 0) word += `\\${script[i + 1]}`
           else if (next !== 10) word += script[i + 1]
           i += 2
         } else if (c === '$' && script[i + 1] === '{') {
@@ -265,74 +269,11 @@ export function splitScript(script: string): string[][] {
   return commands
 }
 
-/** A here-document's delimiter, as read after `<<`. */
-interface Heredoc {
-  readonly delimiter: string
-  /** `<<-`: leading tabs of body lines are removed. */
-  readonly stripTabs: boolean
-  /** A quoted delimiter: the body is taken as it is, nothing in it runs. */
-  readonly quoted: boolean
-}
-
 /** A descriptor word before a redirection: a number (`2>`) or a named one (`{fd}>`). */
 const DESCRIPTOR = /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/
 
 /** A command word standing for a part of a script that cannot be read before it runs (it fails closed). */
 const UNKNOWABLE = '$(unreadable part of the script)'
-
-/** Read `[-]DELIMITER` after `<<` (at `start`); returns it and where the script goes on. */
-function readHeredocStart(script: string, start: number): [Heredoc, number] {
-  let i = start
-  const stripTabs = script[i] === '-'
-  if (stripTabs) i++
-  while (script[i] === ' ' || script[i] === '\t') i++
-  let delimiter = ''
-  let quoted = false
-  while (i < script.length) {
-    const ch = script[i]!
-    if (ch === '$' && (script[i + 1] === "'" || script[i + 1] === '"')) {
-      // `$'E'` and `$"E"` are the delimiter `E`, quoted.
-      i++
-      continue
-    }
-    if (ch === "'" || ch === '"') {
-      quoted = true
-      const close = script.indexOf(ch, i + 1)
-      const end = close === -1 ? script.length : close
-      delimiter += script.slice(i + 1, end)
-      i = end + 1
-      continue
-    }
-    if (ch === '\\') {
-      quoted = true
-      delimiter += script[i + 1] ?? ''
-      i += 2
-      continue
-    }
-    if (' \t\n;&|()<>'.includes(ch)) break
-    delimiter += ch
-    i++
-  }
-  return [{ delimiter, stripTabs, quoted }, i]
-}
-
-/**
- * The body of a here-document starting at `start` (a line start), where the
- * script goes on after its delimiter line, and whether that line was found.
- */
-function readHeredocBody(script: string, start: number, heredoc: Heredoc): [string, number, boolean] {
-  let i = start
-  while (i < script.length) {
-    const newline = script.indexOf('\n', i)
-    const lineEnd = newline === -1 ? script.length : newline
-    let line = script.slice(i, lineEnd)
-    if (heredoc.stripTabs) line = line.replace(/^\t+/, '')
-    if (line === heredoc.delimiter) return [script.slice(start, i), newline === -1 ? script.length : newline + 1, true]
-    i = lineEnd + 1
-  }
-  // No delimiter line: the body runs to the end, as bash reads it (with a warning).
-  return [script.slice(start), script.length, false]
-}
 
 /** The commands of the substitutions (`$(…)`, backquotes) in an unquoted here-document's body. */
 function substitutionsIn(body: string): string[][] {
@@ -357,233 +298,6 @@ function endCommand(words: string[], commands: string[][]): void {
   let first = 0
   while (first < words.length && ASSIGNMENT.test(words[first]!)) first++
   if (first < words.length) commands.push(first === 0 ? words : words.slice(first))
-}
-
-/**
- * The body of the substitution starting at `start` (a backquote or `$(`) and
- * the index of its closing character (the end of the script when unclosed).
- */
-function readSubstitution(script: string, start: number): [string, number] {
-  if (script[start] === '`') {
-    // Up to the first unescaped backquote; inside, `\\`, `\``, `\$` stand for
-    // themselves (a nested substitution is written with escaped backquotes).
-    let body = ''
-    for (let i = start + 1; i < script.length; i++) {
-      const ch = script[i]!
-      if (ch === '`') return [body, i]
-      if (ch === '\\' && i + 1 < script.length) {
-        const next = script[i + 1]!
-        body += next === '\\' || next === '`' || next === '$' ? next : `\\${next}`
-        i++
-        continue
-      }
-      body += ch
-    }
-    return [body, script.length - 1]
-  }
-  let depth = 0
-  let quote: string | undefined
-  // Here-documents whose bodies start at the next line end: a `)` or a quote in one is text.
-  let heredocs: Heredoc[] | undefined
-  for (let i = start + 1; i < script.length; i++) {
-    const ch = script[i]!
-    if (ch === '\\' && quote !== "'") {
-      // An escaped character (a quote or a parenthesis included) is text.
-      i++
-      continue
-    }
-    if (quote !== undefined) {
-      if (ch === quote) quote = undefined
-      continue
-    }
-    if (ch === "'" || ch === '"') quote = ch
-    else if (ch === '#' && i > start + 2 && /[\s;&|(]/.test(script[i - 1]!)) {
-      // A comment: a `)` or a quote in it is text.
-      const end = script.indexOf('\n', i)
-      i = (end === -1 ? script.length : end) - 1
-    } else if (ch === '<' && script[i + 1] === '<' && script[i + 2] !== '<') {
-      const [heredoc, end] = readHeredocStart(script, i + 2)
-      ;(heredocs ??= []).push(heredoc)
-      i = end - 1
-    } else if (ch === '\n' && heredocs !== undefined) {
-      let next = i + 1
-      for (const heredoc of heredocs) next = readHeredocBody(script, next, heredoc)[1]
-      heredocs = undefined
-      i = next - 1
-    } else if (ch === '(') depth++
-    else if (ch === ')' && --depth === 0) return [script.slice(start + 2, i), i]
-  }
-  return [script.slice(start + 2), script.length - 1]
-}
-
-/** The single-character escapes of `$'…'`. */
-const ANSI_C_ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' }
-
-/**
- * The text of the ANSI-C quoted string `$'…'` starting at `start` (the `$`),
- * and the index of its closing quote (the end of the script when unclosed).
- *
- * @remarks
- * Decoded as bash does for what a command name or option can be spelled
- * with: the letter escapes, `\nnn` octal, `\xHH`, `\uHHHH` and `\UHHHHHHHH`.
- * What is not decoded exactly (`\cX`, a NUL that would cut the string, a
- * byte that is not UTF-8 on its own) keeps the string as written, `$'`
- * included, so {@link isComputedWord} treats the word as computed.
- */
-function ansiC(script: string, start: number): [string, number] {
-  let text = ''
-  let i = start + 2
-  while (i < script.length && script[i] !== "'") {
-    const ch = script[i]!
-    if (ch !== '\\' || i + 1 >= script.length) {
-      text += ch
-      i++
-      continue
-    }
-    const escape = script[i + 1]!
-    const simple = ANSI_C_ESCAPES[escape]
-    if (simple !== undefined) {
-      text += simple
-      i += 2
-      continue
-    }
-    const numeric = /^(?:[0-7]{1,3}|x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8})/.exec(script.slice(i + 1, i + 10))
-    if (numeric === null) {
-      if (escape === 'c') return asWritten(script, start)
-      // An unknown escape stays as written, backslash included (bash does the same).
-      text += ch + escape
-      i += 2
-      continue
-    }
-    const digits = numeric[0]
-    const code = /^[0-7]/.test(digits) ? parseInt(digits, 8) : parseInt(digits.slice(1), 16)
-    const bytewise = digits[0] !== 'u' && digits[0] !== 'U'
-    if (code === 0 || (bytewise && code >= 0x80) || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return asWritten(script, start)
-    text += String.fromCodePoint(code)
-    i += 1 + digits.length
-  }
-  return [text, i]
-}
-
-/** `$'…'` kept as written (computed for {@link isComputedWord}): the text and its closing quote. */
-function asWritten(script: string, start: number): [string, number] {
-  let i = start + 2
-  while (i < script.length && script[i] !== "'") i += script[i] === '\\' ? 2 : 1
-  const end = Math.min(i, script.length)
-  return [script.slice(start, end + 1), end]
-}
-
-/**
- * The index of the `close` matching the `open` at `start` (quoted text,
- * escapes and nested pairs skipped: a quoted `)` is part of `@(')'|x)`);
- * the end of the script when unclosed.
- */
-function closingBracket(script: string, start: number, open: string, close: string): number {
-  let depth = 0
-  let quote: string | undefined
-  for (let i = start; i < script.length; i++) {
-    const ch = script[i]!
-    if (ch === '\\' && quote !== "'") {
-      i++
-      continue
-    }
-    if (quote !== undefined) {
-      if (ch === quote) quote = undefined
-      continue
-    }
-    if (ch === "'" || ch === '"') quote = ch
-    else if (ch === open) depth++
-    else if (ch === close && --depth === 0) return i
-  }
-  return script.length - 1
-}
-
-/** `$`, a backquote, `*`, `?`, `(` (an extended glob): a word with one is computed. */
-const COMPUTED_CHAR = new Uint8Array(128)
-for (const ch of '$`*?(') COMPUTED_CHAR[ch.charCodeAt(0)] = 1
-/** `[` and `{`: computed when a `[…]` class or a `{a,b}` / `{1..3}` brace expansion follows. */
-const BRACKET_OR_BRACE = /\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/s
-
-/**
- * Whether a word as {@link splitScript} gives it could become other text
- * when the script runs: a parameter or command substitution (`$X`,
- * `${X:-push}`, `$(…)`, backquotes), a glob (`pus?`, `pus[h]`,
- * `@(push)`), or a brace expansion (`{git,}`, `{1..3}`).
- *
- * @remarks
- * The split keeps such words as written, and decodes quotes, so a quoted
- * `'*'` reads the same as a glob: it counts as computed too. That errs on
- * the safe side: permission rules treat a computed word as possibly
- * anything, which can only make a `deny` or `ask` match more, or an
- * `allow` match less.
- *
- * @param word - A word from {@link splitScript} or a command's argv.
- * @returns Whether it may expand to other words.
- */
-export function isComputedWord(word: string): boolean {
-  // A scan for the few characters that matter: this runs on every word a prefix compares.
-  let open = false
-  for (let i = 0; i < word.length; i++) {
-    const code = word.charCodeAt(i)
-    if (code >= 128) continue
-    if (COMPUTED_CHAR[code] === 1) return true
-    if (code === 91 || code === 123) open = true // `[` or `{`
-  }
-  return open && BRACKET_OR_BRACE.test(word)
-}
-
-/** Patterns of computed words, by word: a policy meets the same words on call after call. */
-const patterns = new Map<string, RegExp | null>()
-
-/**
- * What a computed word ({@link isComputedWord}) can turn into, as a
- * regular expression each resulting word matches: globs and brace
- * expansions give words of their own shape (`pus?` can only be a
- * four-letter word starting with `pus`). `undefined` when it can be
- * anything: a substitution (`$X`, `$(…)`, backquotes) or a pattern too
- * involved to follow (nested braces, `{a..z}`, `@(…)`).
- *
- * @param word - A computed word.
- * @returns Its shape, or `undefined` for anything.
- */
-export function computedWordPattern(word: string): RegExp | undefined {
-  let pattern = patterns.get(word)
-  if (pattern === undefined) {
-    pattern = globSource(word)
-    if (patterns.size >= 512) patterns.clear()
-    patterns.set(word, pattern)
-  }
-  return pattern ?? undefined
-}
-
-function globSource(word: string): RegExp | null {
-  if (word.includes('$') || word.includes('`')) return null
-  let source = ''
-  for (let i = 0; i < word.length; i++) {
-    const ch = word[i]!
-    if (word[i + 1] === '(' && '?*+@!'.includes(ch)) return null // an extended glob
-    if (ch === '*') source += '.*'
-    else if (ch === '?') source += '.'
-    else if (ch === '[' && word.indexOf(']', i + 2) !== -1) {
-      // A bracket class is one character, whatever it lists.
-      source += '.'
-      i = word.indexOf(']', i + 2)
-    } else if (ch === '{') {
-      const close = word.indexOf('}', i)
-      const body = close === -1 ? '' : word.slice(i + 1, close)
-      if (close === -1 || !body.includes(',')) {
-        if (body.includes('..') || body.includes('{')) return null
-        source += '\\{'
-        continue
-      }
-      if (body.includes('{')) return null
-      const alternatives = body.split(',').map((part) => globSource(part)?.source.slice(1, -1))
-      if (alternatives.some((part) => part === undefined)) return null
-      source += `(?:${alternatives.join('|')})`
-      i = close
-    } else source += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-  }
-  return new RegExp(`^${source}$`, 's')
 }
 
 /**

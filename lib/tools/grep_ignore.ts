@@ -32,6 +32,9 @@ import {
   type Dirent,
 } from 'node:fs'
 import { E_TOOL_ABORTED, E_TOOL_TIMEOUT } from '../exceptions.js'
+import { Pruning, fileLines, parseLine, relocate } from './grep_ignore_lines.js'
+
+export { rememberRules, rememberedRules, rememberedRulesSize } from './grep_ignore_memo.js'
 
 /** Ignore file names, lowest precedence first (rg: `.rgignore` > `.ignore` > `.gitignore`). */
 export const IGNORE_FILE_NAMES = ['.gitignore', '.ignore', '.rgignore'] as const
@@ -42,133 +45,6 @@ export const MAX_IGNORE_FILE_BYTES = 1024 * 1024
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0
-
-/** Rust's `char::is_whitespace` (Unicode White_Space), which rg's `trim_end` uses. */
-const TRAILING_WHITESPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u
-/** Characters with a meaning in a glob (or at the start of a gitignore line). */
-const GLOB_SPECIAL = /[\\*?[\]{}!#]/g
-/** A glob body that matches exactly one literal name or path. */
-const LITERAL_BODY = /^[^\\*?[\]{}]+$/
-
-/** One gitignore line as rg's `GitignoreBuilder::add_line` reads it. */
-interface ParsedLine {
-  /** The trimmed line, as rg would see it alone. */
-  trimmed: string
-  /** `!pattern`: re-includes. */
-  whitelist: boolean
-  /** Matched against the path relative to the ignore file's directory (a leading or inner `/`). */
-  anchored: boolean
-  /** A trailing `/`: directories only. */
-  onlyDir: boolean
-  /** The glob without `!`, leading `/`, trailing `/`. */
-  body: string
-}
-
-/**
- * Parse one line exactly as ripgrep 15 does (`ignore::gitignore::add_line`).
- *
- * @returns `undefined` for comments, blank lines and empty globs (which match nothing).
- */
-function parseLine(raw: string): ParsedLine | undefined {
-  if (raw.startsWith('#')) return undefined
-  const trimmed = raw.endsWith('\\ ') ? raw : raw.replace(TRAILING_WHITESPACE, '')
-  if (trimmed === '') return undefined
-  let line = trimmed
-  let whitelist = false
-  let anchored = false
-  if (line.startsWith('\\!') || line.startsWith('\\#')) {
-    line = line.slice(1)
-  } else {
-    if (line.startsWith('!')) {
-      whitelist = true
-      line = line.slice(1)
-    }
-    if (line.startsWith('/')) {
-      anchored = true
-      line = line.slice(1)
-    }
-  }
-  let onlyDir = false
-  if (line.endsWith('/')) {
-    onlyDir = true
-    line = line.slice(0, -1)
-    if (line.endsWith('\\')) line = line.slice(0, -1)
-  }
-  if (line === '') return undefined
-  return { trimmed, whitelist, anchored: anchored || line.includes('/'), onlyDir, body: line }
-}
-
-/** A directory path as a glob matching only itself: every special character escaped. */
-function escapeGlob(text: string): string {
-  return text.replace(GLOB_SPECIAL, (c) => `\\${c}`)
-}
-
-/**
- * The line for the single rules file: the same glob, applying below `dir`
- * (root-relative, `''` for the root) only.
- */
-function relocate(line: ParsedLine, dir: string): string {
-  if (dir === '') return line.trimmed
-  // rg prefixes an unanchored glob with `**/` (unless it has one) and matches it relative to the file's directory.
-  const body = line.anchored || line.body === '**' || line.body.startsWith('**/') ? line.body : `**/${line.body}`
-  return `${line.whitelist ? '!' : ''}${escapeGlob(dir)}/${body}${line.onlyDir ? '/' : ''}`
-}
-
-/** The lines of an ignore file as rg's `BufRead::lines` yields them, stopping at the first that is not UTF-8. */
-function fileLines(content: Buffer): string[] {
-  // ignoreBOM: decode() would otherwise drop a BOM at the start of every line; rg drops only the file's.
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-  const lines: string[] = []
-  let start = 0
-  while (start < content.length) {
-    let end = content.indexOf(0x0a, start)
-    if (end === -1) end = content.length
-    let stop = end
-    if (stop > start && content[stop - 1] === 0x0d) stop--
-    let line: string
-    try {
-      line = decoder.decode(content.subarray(start, stop))
-    } catch {
-      break
-    }
-    lines.push(lines.length === 0 ? line.replace(/^\uFEFF/, '') : line)
-    start = end + 1
-  }
-  return lines
-}
-
-/**
- * What the ignore files seen so far on the way down say about a directory,
- * used only to skip walking a directory rg will certainly skip. It is
- * deliberately weak (literal names and paths, and nothing at all once a `!`
- * rule is in scope): walking a directory rg skips costs time, never accuracy.
- */
-class Pruning {
-  readonly #names = new Set<string>()
-  readonly #paths = new Set<string>()
-  #whitelist = false
-
-  constructor(readonly parent?: Pruning) {
-    this.#whitelist = parent === undefined ? false : parent.#whitelist
-  }
-
-  add(line: ParsedLine, dir: string): void {
-    if (line.whitelist) this.#whitelist = true
-    else if (LITERAL_BODY.test(line.body)) {
-      if (line.anchored) this.#paths.add(dir === '' ? line.body : `${dir}/${line.body}`)
-      else this.#names.add(line.body)
-    }
-  }
-
-  /** Whether rg is sure to skip directory `name` at root-relative `rel`. */
-  skips(name: string, rel: string): boolean {
-    if (this.#whitelist) return false
-    for (let scope: Pruning | undefined = this; scope !== undefined; scope = scope.parent) {
-      if (scope.#names.has(name) || scope.#paths.has(rel)) return true
-    }
-    return false
-  }
-}
 
 /** Where and how long the scan may look. */
 export interface IgnoreScanOptions {
@@ -226,67 +102,6 @@ const SETTLED_NS = 2_000_000_000n
 function rememberedListing(stats: BigIntStats): RememberedListing | undefined {
   const known = listings.get(`${stats.dev}:${stats.ino}`)
   return known !== undefined && known.mtimeNs === stats.mtimeNs && known.ctimeNs === stats.ctimeNs ? known : undefined
-}
-
-/**
- * The rules the last scan of each searched directory gave, by root and
- * relative path: `grep` starts rg with them while it scans again (a guess
- * only: the run is thrown away when the scan disagrees). Bounded by count
- * and by total size: rules past {@link MAX_REMEMBERED_RULES_CHARS} are not
- * kept, and the whole map holds at most {@link MAX_REMEMBERED_TOTAL_CHARS}
- * characters (≤ 8 MiB of strings), so a process that searches many large
- * trees keeps a few megabytes, not 256 × 1 MiB.
- */
-const lastRules = new Map<string, string>()
-let lastRulesChars = 0
-const MAX_REMEMBERED_SEARCHES = 256
-const MAX_REMEMBERED_RULES_CHARS = 1024 * 1024
-const MAX_REMEMBERED_TOTAL_CHARS = 4 * 1024 * 1024
-
-/**
- * The rules the last scan for `key` gave, if remembered.
- *
- * @param key - The searched directory: its root and relative path.
- * @returns The rules file's text, `''` for none, `undefined` when unknown.
- * @internal
- */
-export function rememberedRules(key: string): string | undefined {
-  return lastRules.get(key)
-}
-
-/**
- * Remember what a scan for `key` gave.
- *
- * @param key - The searched directory: its root and relative path.
- * @param rules - The rules file's text.
- * @internal
- */
-export function rememberRules(key: string, rules: string): void {
-  const previous = lastRules.get(key)
-  if (previous !== undefined) {
-    lastRules.delete(key)
-    lastRulesChars -= previous.length + key.length
-  }
-  if (rules.length > MAX_REMEMBERED_RULES_CHARS) return
-  const chars = rules.length + key.length
-  // Dropping everything (not the oldest entry) keeps this O(1): a guess
-  // that is missing only costs the next search its head start.
-  if (lastRules.size >= MAX_REMEMBERED_SEARCHES || lastRulesChars + chars > MAX_REMEMBERED_TOTAL_CHARS) {
-    lastRules.clear()
-    lastRulesChars = 0
-  }
-  lastRules.set(key, rules)
-  lastRulesChars += chars
-}
-
-/**
- * The size of the remembered rules, for specs that check the bound.
- *
- * @returns How many searches are remembered and their characters (keys included).
- * @internal
- */
-export function rememberedRulesSize(): { searches: number; chars: number } {
-  return { searches: lastRules.size, chars: lastRulesChars }
 }
 
 /**

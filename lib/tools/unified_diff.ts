@@ -11,7 +11,20 @@
  * @module
  */
 import { createRequire } from 'node:module'
-import type { StructuredPatch, StructuredPatchHunk } from 'diff'
+import type { StructuredPatch } from 'diff'
+import type { E_TOOL_PATCH_FAILED } from '../exceptions.js'
+import {
+  HUNK_START_MARGIN_LINES,
+  emptyHunk,
+  hunkDetails,
+  hunkHeaders,
+  malformedHunk,
+  patchFailed,
+  refuseFileOperations,
+  refuseHunksPastTheEnd,
+} from './patch_refusals.js'
+
+export { HUNK_START_MARGIN_LINES, patchFailed }
 
 type Diff = typeof import('diff')
 let diff: Diff | undefined
@@ -31,15 +44,6 @@ function parsePatch(patch: string): StructuredPatch[] {
 function applyPatch(...args: Parameters<Diff['applyPatch']>): ReturnType<Diff['applyPatch']> {
   return diffLibrary().applyPatch(...args)
 }
-import { E_TOOL_PATCH_FAILED } from '../exceptions.js'
-
-/**
- * How far past the file's last line a hunk that has lines to match (context
- * or removed lines) may say it starts. Its header line number is only where
- * the search begins, so a slightly wrong one is harmless; one far past the
- * end means the patch was made for another file.
- */
-export const HUNK_START_MARGIN_LINES = 1000
 
 /**
  * Line comparisons the search for hunks may make on top of one per line the
@@ -90,22 +94,6 @@ class ParsedFilePatch implements FilePatch {
     this.#headers ??= hunkHeaders(this.text, this.file.hunks)
     return this.#headers
   }
-}
-
-/**
- * The refusal every check in this module throws.
- *
- * @param path - The file path as the caller gave it.
- * @param message - Why, written for a model to act on.
- * @param extra - More `details`.
- * @param cause - The underlying error, if any.
- * @returns The exception, to throw.
- */
-export function patchFailed(path: string, message: string, extra: Record<string, unknown> = {}, cause?: unknown): E_TOOL_PATCH_FAILED {
-  return new E_TOOL_PATCH_FAILED(`Patch not applied to ${JSON.stringify(path)}: ${message}; the file is unchanged`, {
-    ...(cause === undefined ? {} : { cause }),
-    details: { path, ...extra },
-  })
 }
 
 /**
@@ -191,7 +179,7 @@ export function applyFilePatch(path: string, source: string, patch: FilePatch, u
   }
   const breaks = lineBreaks(source)
   const fileLines = breaks.lf + breaks.crlf + (source === '' || source.endsWith('\n') ? 0 : 1)
-  refuseHunksPastTheEnd(path, patch, fileLines)
+  refuseHunksPastTheEnd(path, file, () => patch.headers, fileLines)
   const eol = lineEndingOf(breaks, file)
   const allowed = SEARCH_COMPARISONS + file.hunks.reduce((sum, hunk) => sum + hunk.oldLines, 0)
   const budget = { left: allowed }
@@ -264,7 +252,7 @@ function markedApplication(source: string, patch: FilePatch, eol: '\n' | '\r\n')
     patch: withMarkedLines(patch.file, marker),
     comparer: (budget) => markedComparer(marker, budget),
     restore: (patched) => {
-      const restored = patched.split(marker + '\n').join(eol)
+      const restored = patched.split(`${marker}\n`).join(eol)
       return restored.endsWith(marker) ? restored.slice(0, -marker.length) : restored
     },
   }
@@ -283,125 +271,8 @@ function lineCountChange(file: StructuredPatch): number {
 }
 
 /** Renames, copies, deletions and mode changes are not content: applying only the hunks would answer "ok" for less. */
-function refuseFileOperations(path: string, file: StructuredPatch): void {
-  const action = file.isRename
-    ? `renames ${file.oldFileName ?? '?'} to ${file.newFileName ?? '?'}`
-    : file.isCopy
-      ? `copies ${file.oldFileName ?? '?'} to ${file.newFileName ?? '?'}`
-      : file.isDelete || file.newFileName === '/dev/null'
-        ? 'deletes the file'
-        : !file.isCreate && file.oldMode !== undefined && file.newMode !== undefined && file.oldMode !== file.newMode
-          ? `changes the file mode from ${file.oldMode} to ${file.newMode}`
-          : undefined
-  if (action !== undefined) {
-    throw patchFailed(
-      path,
-      `it ${action}, which edit does not do: edit changes the content of the one file named by "path", in place; ` +
-        'send only the content hunks (and use bash for mv, cp, rm or chmod)',
-    )
-  }
-}
 
 /** Each hunk's header as written; parsePatch starts a hunk at every line that begins with "@@" and a blank. */
-function hunkHeaders(patch: string, hunks: readonly StructuredPatchHunk[]): string[] {
-  const written = patch.split('\n').filter((line) => /^@@\s/.test(line))
-  return hunks.map((hunk, index) => {
-    const line = written.length === hunks.length ? written[index]! : ''
-    const header = /^@@ [^\r\n\u2028\u2029]*? @@/.exec(line)?.[0]
-    if (header !== undefined && header.length <= 120) return header
-    return `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`
-  })
-}
-
-function hunkDetails(file: StructuredPatch, headers: readonly string[], index: number): Record<string, unknown> {
-  return { hunk: index + 1, hunks: file.hunks.length, header: headers[index] }
-}
-
-function emptyHunk(path: string, patch: string, headers: readonly string[], index: number): E_TOOL_PATCH_FAILED {
-  const hunks = headers.length
-  const headerLine = patch.split('\n').filter((line) => /^@@\s/.test(line))[index] ?? ''
-  const heading = headerLine.slice(headers[index]!.length).trim()
-  const why = /\r(?!\n)/.test(patch)
-    ? ' (the patch breaks its lines with a bare carriage return "\\r"; a unified diff ends each line with "\\n")'
-    : /[\u2028\u2029]/.test(patch)
-      ? ' (the patch breaks its lines with U+2028/U+2029, which are not line breaks in a unified diff; end each line with "\\n")'
-      : heading !== ''
-        ? ` (the text after the second "@@" on the header line, ${JSON.stringify(heading.slice(0, 60))}, is a section heading, not hunk content)`
-        : !patch.includes('\n')
-          ? ' (the patch is a single line)'
-          : ''
-  return patchFailed(
-    path,
-    `hunk ${index + 1} of ${hunks} (${headers[index]}) has no lines${why}: put each line of a hunk on a line of its own after the @@ header, ` +
-      'starting with " " (unchanged), "-" (removed) or "+" (added)',
-    { hunk: index + 1, hunks, header: headers[index] },
-  )
-}
-
-/**
- * The library starts its search at the hunk's line and walks back one line at
- * a time, synchronously, and applies an insertion-only hunk wherever it says:
- * refuse positions far past the end before it is called.
- */
-function refuseHunksPastTheEnd(path: string, patch: FilePatch, fileLines: number): void {
-  const { file } = patch
-  file.hunks.forEach((hunk, index) => {
-    // oldStart of an insertion-only hunk is the line it goes before (parsePatch adds 1 to "-N,0").
-    const last = hunk.oldLines > 0 ? fileLines + 1 + HUNK_START_MARGIN_LINES : fileLines + 1
-    if (hunk.oldStart <= last) return
-    const headers = patch.headers
-    throw patchFailed(
-      path,
-      `hunk ${index + 1} of ${file.hunks.length} (${headers[index]}) starts past the end of the file: ` +
-        `${JSON.stringify(path)} has ${fileLines} line${fileLines === 1 ? '' : 's'}; read the file again and rebuild the patch with its current line numbers`,
-      { ...hunkDetails(file, headers, index), fileLines },
-    )
-  })
-}
-
-/**
- * The library's complaint about a hunk ("Hunk at line 3 contained invalid
- * line …", "Added line count did not match for hunk at line 3") restated
- * with what is wrong: the counts its `@@` header gives against the lines it
- * has, or the line whose prefix is not one of " ", "-", "+", "\\".
- */
-function malformedHunk(patch: string, message: string): string | undefined {
-  const at = /(?:Hunk at line|for hunk at line) (\d+)/.exec(message)
-  if (at === null) return undefined
-  const lines = patch.split('\n')
-  const headerIndex = Number(at[1]) - 1
-  const header = lines[headerIndex]
-  const counts = header === undefined ? null : /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(header)
-  if (header === undefined || counts === null) return undefined
-  const declared = { old: counts[1] === undefined ? 1 : Number(counts[1]), new: counts[2] === undefined ? 1 : Number(counts[2]) }
-  const found = { old: 0, new: 0 }
-  let invalid: string | undefined
-  // The hunk's lines: up to the next hunk or file header, or the end (a
-  // patch's final line break leaves one empty string, which is not a line).
-  for (let i = headerIndex + 1; i < lines.length; i++) {
-    const line = lines[i]!
-    if (line.startsWith('@@') || line.startsWith('--- ') || line.startsWith('diff ') || (line === '' && i === lines.length - 1)) break
-    const kind = line === '' ? ' ' : line[0]
-    if (kind === ' ') {
-      found.old++
-      found.new++
-    } else if (kind === '-') found.old++
-    else if (kind === '+') found.new++
-    else if (kind !== '\\') {
-      invalid = line
-      break
-    }
-  }
-  const name = `the hunk at patch line ${headerIndex + 1} (${header.trim()})`
-  if (invalid !== undefined) return `${name} has the line ${JSON.stringify(invalid)}, whose prefix is not " ", "-", "+" or "\\"`
-  if (found.old !== declared.old || found.new !== declared.new) {
-    return (
-      `${name} says ${declared.old} old and ${declared.new} new lines, but has ${found.old} old and ${found.new} new ` +
-      '(a context line counts on both sides); fix the counts in its @@ header'
-    )
-  }
-  return undefined
-}
 
 /** Lines in `text`: line breaks, plus one for a last line without one. */
 function countLines(text: string): number {

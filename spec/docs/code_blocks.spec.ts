@@ -73,8 +73,11 @@ function blocks(): Block[] {
 
 /** The toolsmith names a block uses without importing or declaring them. */
 function importsFor(code: string): string {
-  const index = readFileSync(join(ROOT, 'lib/index.ts'), 'utf8')
-  const types = new Set([...index.matchAll(/\btype (\w+),?$/gm)].map((m) => m[1]!))
+  // The root re-exports the subpath entries (but internal), which list the names.
+  const entries = ['core', 'artifacts', 'tools', 'providers', 'mcp', 'runner']
+    .map((entry) => readFileSync(join(ROOT, 'lib/entries', `${entry}.ts`), 'utf8'))
+    .join('\n')
+  const types = new Set([...entries.matchAll(/\btype (\w+),?$/gm)].map((m) => m[1]!))
   const values = new Set(Object.keys(toolsmith))
   const imported = new Set([...code.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim().split(/\s+as\s+/).pop()!)))
   const declared = new Set([
