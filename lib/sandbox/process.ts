@@ -8,7 +8,7 @@
 import { closeSync } from 'node:fs'
 import { E_TOOL_ABORTED, E_TOOL_TIMEOUT } from '../exceptions.js'
 import { forgetRun, killLeader } from './process_tree.js'
-import { spawnCaptured, spawnError, waitForExit, type CapturedRun, type Exit, type SpawnRequest } from './spawn.js'
+import { loadExeca, spawnCaptured, spawnError, waitForExit, type CapturedRun, type Exit, type SpawnRequest } from './spawn.js'
 
 /** How long after the main process exits its pipes may stay open (held by an escaped grandchild). */
 const STREAM_GRACE_MS = 2_000
@@ -63,6 +63,8 @@ export interface BoundedRunResult {
  */
 export async function runBounded(options: BoundedRunOptions): Promise<BoundedRunResult> {
   const { signal, label } = options
+  // execa loads with the first command, not with `import 'toolsmith'`.
+  await loadExeca()
   if (signal?.aborted) {
     for (const { hostFd } of options.descriptors ?? []) {
       try {

@@ -19,7 +19,20 @@
  * @module
  */
 import { closeSync } from 'node:fs'
-import { execa, type Options, type ResultPromise } from 'execa'
+import type { Options, ResultPromise } from 'execa'
+
+type Execa = typeof import('execa')
+let execaModule: Execa | undefined
+
+/**
+ * Load execa (once): it is imported on the first command rather than with
+ * the package, so `import 'toolsmith'` stays cheap.
+ *
+ * @internal
+ */
+export async function loadExeca(): Promise<void> {
+  execaModule ??= await import('execa')
+}
 import { E_TOOL_COMMAND_FAILED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR } from '../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
 import { childDescriptors } from './descriptors.js'
@@ -118,7 +131,8 @@ export function spawnCaptured(request: SpawnRequest): CapturedRun {
   try {
     const { stdio, closer } = childDescriptors(passed)
     const [file, args] = closer === undefined ? [request.file, request.args] : [closer.file, [...closer.args, request.file, ...request.args]]
-    subprocess = execa(file, [...args], {
+    if (execaModule === undefined) throw new Error('spawnCaptured before loadExeca()')
+    subprocess = execaModule.execa(file, [...args], {
       cwd: request.cwd,
       env: request.env,
       extendEnv: false,
