@@ -18,16 +18,18 @@ const RANKS: Record<string, number> = {
   telemetry: 0, // OpenTelemetry spans: called by core's call path, so it imports nothing of the kit's
   // The journal contract and its stores sit under core: the call pipeline
   // (core: `tool.executor(ctx)`) records every call through them.
-  journal: 0.5,
-  core: 1,
-  sandbox: 1,
-  artifacts: 2,
-  permissions: 2, // policy and gate: over core (the gate interface) and sandbox (paths, shell words)
-  tools: 3,
-  providers: 4,
-  runner: 5,
-  cli: 6,
-  entries: 7, // lib/index.ts and lib/entries/*: the public entry points
+  journal: 1,
+  shell: 1, // the shell word splitter and wrapper table: read by sandbox/ (network guard) and permissions/ (rules)
+  core: 2,
+  sandbox: 2, // os/, network/, files/, process/ and the one verb (sandbox.ts); a nested folder takes its top folder's rank
+  artifacts: 3,
+  permissions: 3, // policy and gate: over core (the gate interface) and sandbox (paths); shell words are in shell/, below both
+  tools: 4,
+  providers: 5, // shared schema and naming code, and providers/<name>/ (tool definitions + model adapter)
+  runner: 6,
+  surfaces: 6, // MCP server and AI SDK tools: beside runner/ (neither imports the other), over providers/
+  cli: 7,
+  entries: 8, // lib/index.ts and lib/entries/*: the public entry points
 }
 
 function sourceFiles(dir: string): string[] {

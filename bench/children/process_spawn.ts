@@ -10,8 +10,8 @@
 import { spawn } from 'node:child_process'
 import { openSync } from 'node:fs'
 import { execa } from 'execa'
-import { inheritableDescriptors } from '../../lib/sandbox/descriptors.js'
-import { runBounded } from '../../lib/sandbox/process.js'
+import { inheritableDescriptors } from '../../lib/sandbox/process/descriptors.js'
+import { runBounded } from '../../lib/sandbox/process/process.js'
 import { interleave, metric, timed } from '../harness.js'
 
 const [calls, warmup, samples] = process.argv.slice(2).map(Number) as [number, number, number]

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { childDescriptors } from '../../lib/sandbox/descriptors.js'
+import { childDescriptors } from '../../lib/sandbox/process/descriptors.js'
 import { makeRow, type Figure, type Row } from '../figure.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')

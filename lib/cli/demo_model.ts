@@ -5,7 +5,7 @@
  * @module
  */
 import { createPatch } from 'diff'
-import type { Message, ModelRequest, ModelResponse, TurnModel } from '../runner/messages.js'
+import type { Message, ModelRequest, ModelResponse, TurnModel } from '../providers/messages.js'
 import { scriptedModel } from '../runner/scripted_model.js'
 
 /** The file the demo fixes. */

@@ -4,11 +4,11 @@
  * @module
  */
 import type { Tool } from '../core/tool.js'
-import { toAnthropicTools } from '../providers/anthropic.js'
-import { toGeminiFunctionDeclarations } from '../providers/gemini.js'
+import { toAnthropicTools } from '../providers/anthropic/anthropic.js'
+import { toGeminiFunctionDeclarations } from '../providers/gemini/gemini.js'
 import { toJsonSchema } from '../providers/json_schema.js'
-import { toMcpTools } from '../providers/mcp.js'
-import { toOpenAIResponsesTools, toOpenAITools } from '../providers/openai.js'
+import { toMcpTools } from '../surfaces/mcp/mcp.js'
+import { toOpenAIResponsesTools, toOpenAITools } from '../providers/openai/openai.js'
 import type { ParsedCommandLine } from './options.js'
 import { writeOut, type CliIo } from './io.js'
 import { sandboxTools } from './sandbox_tools.js'

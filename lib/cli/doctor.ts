@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { formatBytes, type LimitEnforcement } from '../sandbox/limits.js'
+import { formatBytes, type LimitEnforcement } from '../sandbox/os/limits.js'
 import type { SandboxEnforcement } from '../sandbox/sandbox.js'
 import { writeOut, type CliIo } from './io.js'
 import type { ParsedCommandLine } from './options.js'

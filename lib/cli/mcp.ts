@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { createMcpServer } from '../providers/mcp_server.js'
-import { McpStdioServerTransport } from '../providers/mcp_stdio_transport.js'
+import { createMcpServer } from '../surfaces/mcp/mcp_server.js'
+import { McpStdioServerTransport } from '../surfaces/mcp/mcp_stdio_transport.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
 import { commandJournal } from './journal_option.js'

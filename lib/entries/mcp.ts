@@ -6,9 +6,9 @@
 export {
   createMcpServer,
   type McpServerOptions,
-} from '../providers/mcp_server.js'
+} from '../surfaces/mcp/mcp_server.js'
 export {
   McpStdioServerTransport,
   type McpStdioServerTransportOptions,
-} from '../providers/mcp_stdio_transport.js'
+} from '../surfaces/mcp/mcp_stdio_transport.js'
 export { MAX_IDEMPOTENCY_KEY_CHARS, MCP_IDEMPOTENCY_KEY_META } from '../providers/idempotency_key.js'

@@ -32,7 +32,7 @@ export {
   OPENAI_STRICT_LIMITS,
   toOpenAIStrictSchema,
   type OpenAIStrictSchemaOptions,
-} from '../providers/openai_strict.js'
+} from '../providers/openai/openai_strict.js'
 export {
   PROPERTY_KEY_RULES,
   PropertyKeyMap,
@@ -56,14 +56,14 @@ export {
   type OpenAIChatTool,
   type OpenAIResponsesTool,
   type OpenAIToolOptions,
-} from '../providers/openai.js'
+} from '../providers/openai/openai.js'
 export {
   toAnthropicTool,
   toAnthropicTools,
   type AnthropicInputSchema,
   type AnthropicTool,
   type AnthropicToolOptions,
-} from '../providers/anthropic.js'
+} from '../providers/anthropic/anthropic.js'
 export {
   toGeminiFunctionDeclaration,
   toGeminiFunctionDeclarations,
@@ -72,7 +72,7 @@ export {
   type GeminiFunctionDeclaration,
   type GeminiSchema,
   type GeminiToolOptions,
-} from '../providers/gemini.js'
+} from '../providers/gemini/gemini.js'
 export {
   toMcpTool,
   toMcpTools,
@@ -80,7 +80,7 @@ export {
   type McpToolAnnotations,
   type McpToolDefinition,
   type McpToolOptions,
-} from '../providers/mcp.js'
+} from '../surfaces/mcp/mcp.js'
 export {
   DEFAULT_TOOL_RESULT_MAX_BYTES,
   toolResultToText,
@@ -96,4 +96,4 @@ export {
   type StandardIssue,
   type StandardSuccess,
   type StandardValidationResult,
-} from '../providers/ai_sdk.js'
+} from '../surfaces/ai_sdk/ai_sdk.js'

@@ -49,7 +49,7 @@ export {
   type ProviderMetadata,
   type ToolDefinition,
   type TurnModel,
-} from '../runner/messages.js'
+} from '../providers/messages.js'
 export {
   type ModelEndEvent,
   type ModelStartEvent,
@@ -101,7 +101,7 @@ export {
   type OpenAIChatToolCallLike,
   type OpenAIChatToolMessage,
   type OpenAIChatUserMessage,
-} from '../runner/adapters/openai_chat.js'
+} from '../providers/openai/openai_chat_model.js'
 export {
   fromOpenAIResponsesResponse,
   openAIResponsesModel,
@@ -118,7 +118,7 @@ export {
   type OpenAIResponsesRequestBody,
   type OpenAIResponsesResponseLike,
   type OpenAIResponsesSummaryLike,
-} from '../runner/adapters/openai_responses.js'
+} from '../providers/openai/openai_responses_model.js'
 export {
   aiSdkModel,
   fromAiSdkResult,
@@ -142,7 +142,7 @@ export {
   type AiSdkToolResultOutput,
   type AiSdkToolResultPart,
   type AiSdkUserMessage,
-} from '../runner/adapters/ai_sdk_model.js'
+} from '../surfaces/ai_sdk/ai_sdk_model.js'
 export {
   anthropicModel,
   fromAnthropicResponse,
@@ -158,7 +158,7 @@ export {
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-} from '../runner/adapters/anthropic.js'
+} from '../providers/anthropic/anthropic_model.js'
 export {
   fromGeminiResponse,
   geminiModel,
@@ -180,4 +180,4 @@ export {
   type GeminiSystemInstruction,
   type GeminiTextPart,
   type GeminiToolsEntry,
-} from '../runner/adapters/gemini.js'
+} from '../providers/gemini/gemini_model.js'

@@ -29,7 +29,7 @@ export {
   GIT_REMOTE_SUBCOMMANDS,
   NETWORK_EXECUTABLES,
   assertOfflineCommand,
-} from '../sandbox/network.js'
+} from '../sandbox/network/network.js'
 export {
   BashTool,
   EditTool,

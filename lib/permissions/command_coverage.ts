@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isComputedWord } from '../sandbox/shell_words.js'
+import { isComputedWord } from '../shell/shell_words.js'
 import { isPathLookup, type CommandSubject } from './command_match.js'
 import type { SlotPrefix } from './policy_plan.js'
 

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { SHELLS, SHELL_KEYWORDS, findStartingPoints, isStdinPath, shellReadsStdin, unwrapJudged, xargsReplacement } from '../sandbox/network_wrappers.js'
-import { isComputedWord, splitScript } from '../sandbox/shell_words.js'
+import { SHELLS, SHELL_KEYWORDS, findStartingPoints, isStdinPath, shellReadsStdin, unwrapJudged, xargsReplacement } from '../shell/wrappers.js'
+import { isComputedWord, splitScript } from '../shell/shell_words.js'
 import { changesDirectory, isPathLookup } from './command_paths.js'
 import { arithmeticOnValues } from './shell_arithmetic.js'
 import { executableName } from './command_prefix.js'

@@ -6,7 +6,7 @@
  */
 import path from 'node:path'
 import { E_INVALID_POLICY } from '../exceptions.js'
-import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../sandbox/shell_words.js'
+import { computedWordPattern, isComputedWord, splitScript, splitWords } from '../shell/shell_words.js'
 import { abbreviates, optionRequirement, type OptionRequirement } from './option_spellings.js'
 import { isPathLookup } from './command_paths.js'
 
@@ -41,7 +41,7 @@ export function executableName(word: string): string {
  *   synonyms count (`-R` and `--recursive` for `rm -r`, see
  *   `option_spellings.ts`), and a long option matches its unambiguous
  *   abbreviations (`--rec`). A word computed when the script runs
- *   (see `isComputedWord` in `lib/sandbox/shell_words.ts`) fails closed: a substitution (`$X`, `"$(…)"`)
+ *   (see `isComputedWord` in `lib/shell/shell_words.ts`) fails closed: a substitution (`$X`, `"$(…)"`)
  *   matches whatever the prefix compares it with, a glob or brace
  *   expansion (`pus?`, `{push,}`) every word of its shape (and may also be
  *   an option, or nothing), and either satisfies every option a prefix

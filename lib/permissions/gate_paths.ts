@@ -8,8 +8,8 @@
 import path from 'node:path'
 import { lstat } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
-import { JudgedPath } from '../sandbox/judged_path.js'
-import { resolveInRoot, resolveInRootSync, type PathScope, type ResolvedPath } from '../sandbox/paths.js'
+import { JudgedPath } from '../sandbox/files/judged_path.js'
+import { resolveInRoot, resolveInRootSync, type PathScope, type ResolvedPath } from '../sandbox/files/paths.js'
 import type { Evaluation, PathResolver, ResolvedSubjectPath } from './policy_types.js'
 import { rootProgramLookup } from './root_programs.js'
 

@@ -7,7 +7,7 @@
 import path from 'node:path'
 import type { DispatchContext, GatedToolCall, PermissionDecisionEvent, ToolCallGate } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_TOOL_DENIED, errorSummary } from '../exceptions.js'
-import { resolveRealRoot, type PathScope } from '../sandbox/paths.js'
+import { resolveRealRoot, type PathScope } from '../sandbox/files/paths.js'
 import type { ApprovalAnswer, ApprovalRequest, ApprovalResponse, Approver } from './approval.js'
 import { judgedOf, pathResolver } from './gate_paths.js'
 import { PermissionPolicy, type Evaluation, type PathResolver, type PolicyVerdict } from './policy.js'

@@ -13,7 +13,7 @@ import type { DispatchContext } from '../core/dispatch_context.js'
 import { E_INVALID_OPTIONS, E_JOURNAL_CORRUPT } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { errorToJson } from '../journal/output.js'
-import type { Message, ModelToolCall } from './messages.js'
+import type { Message, ModelToolCall } from '../providers/messages.js'
 
 /**
  * What a runner's `checkpointKey` may be: 32 bytes, or a text holding them

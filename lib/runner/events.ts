@@ -6,7 +6,7 @@
  */
 import type { NetworkRequestEvent, PermissionDecisionEvent, ProtectedPathCreatedEvent } from '../core/dispatch_context.js'
 import type { ToolCallRow } from '../journal/contract.js'
-import type { ModelToolCall } from './messages.js'
+import type { ModelToolCall } from '../providers/messages.js'
 
 /** A turn began. */
 export interface TurnStartEvent {

@@ -5,7 +5,7 @@
  * @module
  */
 import { E_INVALID_OPTIONS } from '../exceptions.js'
-import type { ModelRequest, ModelResponse, TurnModel } from './messages.js'
+import type { ModelRequest, ModelResponse, TurnModel } from '../providers/messages.js'
 
 /** One step of a script: a fixed response, or a function of the request (to react to tool results). */
 export type ScriptedStep = ModelResponse | ((request: ModelRequest) => ModelResponse | Promise<ModelResponse>)

@@ -6,7 +6,7 @@
 import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { Tool } from '../core/tool.js'
 import { toToolInputSchema } from '../providers/tool_input_schema.js'
-import type { ToolDefinition } from './messages.js'
+import type { ToolDefinition } from '../providers/messages.js'
 
 const cache = new WeakMap<Tool, ToolDefinition>()
 

@@ -9,7 +9,7 @@ import type { DispatchContext } from '../core/dispatch_context.js'
 import type { Tool } from '../core/tool.js'
 import { encodeMessages, storeToolCall, type CheckpointKey, type StoredToolCall } from './checkpoint_codec.js'
 import type { ClaimingJournal, TurnCheckpoint } from '../journal/claiming.js'
-import type { Message } from './messages.js'
+import type { Message } from '../providers/messages.js'
 
 /** Who writes: the coordinates of the turn. */
 export interface CheckpointOwner {

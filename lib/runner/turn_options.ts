@@ -12,7 +12,7 @@ import type { TurnCheckpoint } from '../journal/claiming.js'
 import type { Permissions } from '../permissions/permissions.js'
 import type { CheckpointKey, CheckpointKeyInput, DecodedMessages } from './checkpoint_codec.js'
 import type { TurnEvent, TurnEventListener } from './events.js'
-import type { Message, TurnModel } from './messages.js'
+import type { Message, TurnModel } from '../providers/messages.js'
 import type { ResultSpooler } from './result_spooler.js'
 import type { Tool } from '../core/tool.js'
 

@@ -14,7 +14,7 @@ import { DEFAULT_JOURNAL_MAX_OUTPUT_BYTES, type ToolCallJournal } from '../journ
 import { Permissions } from '../permissions/permissions.js'
 import { checkpointKeyOf, decodeMessages, type CheckpointKey } from './checkpoint_codec.js'
 import type { TurnEvent, TurnEventListener } from './events.js'
-import type { TurnModel } from './messages.js'
+import type { TurnModel } from '../providers/messages.js'
 import { ResultSpooler } from './result_spooler.js'
 import { Turn } from './turn.js'
 import type {

@@ -9,18 +9,18 @@ import path from 'node:path'
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { hasBrand } from '../utils/guards.js'
 import { ValidationException, validateOrThrow, type ObjectSchema } from '../validation.js'
-import { probeBubblewrap } from './bubblewrap_probe.js'
-import { CredentialGuard } from './credential_paths.js'
-import { selectEngine, type SandboxEngine, type SandboxIsolation } from './engine.js'
-import { findSystemExecutable } from './isolation.js'
-import { limitsEnforcement, type SandboxLimits } from './limits.js'
-import { NetworkAllowlist } from './network_allowlist.js'
-import { NetworkGateway } from './network_gateway.js'
-import { NetworkProxy } from './network_proxy.js'
-import { resolveInRoot, resolveRealRoot } from './paths.js'
-import { assertRootDirectory } from './root_dir.js'
-import { ProtectedPaths } from './protected_paths.js'
-import { ProtectedScanner } from './protected_scan.js'
+import { probeBubblewrap } from './os/bubblewrap_probe.js'
+import { CredentialGuard } from './files/credential_paths.js'
+import { selectEngine, type SandboxEngine, type SandboxIsolation } from './os/engine.js'
+import { findSystemExecutable } from './os/isolation.js'
+import { limitsEnforcement, type SandboxLimits } from './os/limits.js'
+import { NetworkAllowlist } from './network/network_allowlist.js'
+import { NetworkGateway } from './network/network_gateway.js'
+import { NetworkProxy } from './network/network_proxy.js'
+import { resolveInRoot, resolveRealRoot } from './files/paths.js'
+import { assertRootDirectory } from './files/root_dir.js'
+import { ProtectedPaths } from './files/protected_paths.js'
+import { ProtectedScanner } from './files/protected_scan.js'
 import {
   sandboxOptionsSchema,
   type NetworkAllowlistOptions,
@@ -29,11 +29,11 @@ import {
   type SandboxOptions,
 } from './sandbox_options.js'
 
-export type { SandboxEngineName, SandboxIsolation } from './engine.js'
-export type { SyscallFilterStatus } from './seccomp.js'
-export { DEFAULT_UNREADABLE_PATHS } from './credential_paths.js'
-export { SYSTEM_READABLE_PATHS } from './host_view.js'
-export { DEFAULT_LIMITS, type LimitEnforcement, type LimitMechanism, type LimitName, type SandboxLimits, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './limits.js'
+export type { SandboxEngineName, SandboxIsolation } from './os/engine.js'
+export type { SyscallFilterStatus } from './os/seccomp.js'
+export { DEFAULT_UNREADABLE_PATHS } from './files/credential_paths.js'
+export { SYSTEM_READABLE_PATHS } from './os/host_view.js'
+export { DEFAULT_LIMITS, type LimitEnforcement, type LimitMechanism, type LimitName, type SandboxLimits, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './os/limits.js'
 
 export {
   DEFAULT_READ_ONLY_PATHS,

@@ -6,14 +6,14 @@
  */
 import path from 'node:path'
 import { forbiddenOption, validator, type ObjectSchema } from '../validation.js'
-import { isNeverWritable } from './bubblewrap.js'
-import { DEFAULT_UNREADABLE_PATHS } from './credential_paths.js'
-import type { SandboxEngineName, SandboxIsolation } from './engine.js'
-import { isForbiddenEnvName } from './environment.js'
-import { limitsSchema, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './limits.js'
-import { isValidAllowlistEntry } from './network_allowlist.js'
-import { isValidProtectedEntry } from './protected_paths.js'
-import type { SyscallFilterStatus } from './seccomp.js'
+import { isNeverWritable } from './os/bubblewrap.js'
+import { DEFAULT_UNREADABLE_PATHS } from './files/credential_paths.js'
+import type { SandboxEngineName, SandboxIsolation } from './os/engine.js'
+import { isForbiddenEnvName } from './process/environment.js'
+import { limitsSchema, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './os/limits.js'
+import { isValidAllowlistEntry } from './network/network_allowlist.js'
+import { isValidProtectedEntry } from './files/protected_paths.js'
+import type { SyscallFilterStatus } from './os/seccomp.js'
 
 /** The longest `timeoutMs` accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000

@@ -8,9 +8,9 @@
 import { constants, type Stats } from 'node:fs'
 import { readlink, type FileHandle } from 'node:fs/promises'
 import { E_TOOL_NOT_A_FILE } from '../exceptions.js'
-import { openInsideWithStats } from '../sandbox/files.js'
-import { assertSingleName, type JudgedPath } from '../sandbox/judged_path.js'
-import type { ResolvedPath } from '../sandbox/paths.js'
+import { openInsideWithStats } from '../sandbox/files/files.js'
+import { assertSingleName, type JudgedPath } from '../sandbox/files/judged_path.js'
+import type { ResolvedPath } from '../sandbox/files/paths.js'
 
 let procFdWorks: boolean | undefined
 

@@ -22,7 +22,7 @@
  */
 import { fstatSync, statSync, statfsSync } from 'node:fs'
 import { E_TOOL_ABORTED, E_TOOL_TIMEOUT } from '../exceptions.js'
-import type { BoundedRunResult } from '../sandbox/process.js'
+import type { BoundedRunResult } from '../sandbox/process/process.js'
 
 /** A directory changed less than this long before rg started counts as changed during the walk. */
 const QUIET_MS = 2_000

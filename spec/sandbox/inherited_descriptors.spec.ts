@@ -47,7 +47,7 @@ describe('inherited descriptors', () => {
       const run = async (tools) => { try { return String(await tools.bash.executor(createDispatchContext())(ls)) } catch (e) { return String(e.cause?.code ?? e) } }
       console.log('os: ' + await run(createTools({ rootDir: ${JSON.stringify(root)} })))
       console.log('optout: ' + await run(createTools({ rootDir: ${JSON.stringify(root)}, isolation: { filesystem: false } })))
-      const { inheritableDescriptors } = await import(${JSON.stringify(path.resolve('lib/sandbox/descriptors.ts'))})
+      const { inheritableDescriptors } = await import(${JSON.stringify(path.resolve('lib/sandbox/process/descriptors.ts'))})
       console.log('host: ' + inheritableDescriptors().length)
     `
     const out = await inHostWithForty(root, script)

@@ -343,7 +343,7 @@ describe.runIf(osSandbox)('bash: bind sources inside the root come from checked 
   // inside the root (other than the root itself) is handed to bwrap as a
   // bind source by name, where a swap could redirect it.
   it('pins and read-only binds inside the root are --bind-fd / --ro-bind-fd, each fd open on the path itself', async () => {
-    const { selectEngine } = await import('../../lib/sandbox/engine.js')
+    const { selectEngine } = await import('../../lib/sandbox/os/engine.js')
     fs.mkdirSync(path.join(root, 'a/b'), { recursive: true })
     fs.writeFileSync(path.join(root, 'a/b/.bashrc'), 'echo hi\n')
     const real = fs.realpathSync(root)

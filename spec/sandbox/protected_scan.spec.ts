@@ -9,8 +9,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_READ_ONLY_PATHS } from '../../lib/index.js'
-import { ProtectedPaths } from '../../lib/sandbox/protected_paths.js'
-import { ProtectedScanner, createdProtectedPaths } from '../../lib/sandbox/protected_scan.js'
+import { ProtectedPaths } from '../../lib/sandbox/files/protected_paths.js'
+import { ProtectedScanner, createdProtectedPaths } from '../../lib/sandbox/files/protected_scan.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 
 function tree(dirs: string[]): string {

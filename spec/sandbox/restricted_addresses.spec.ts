@@ -10,9 +10,9 @@
  * from its module rather than the public barrel.
  */
 import { describe, expect, it } from 'vitest'
-import { NetworkAllowlist, normalizeHost } from '../../lib/sandbox/network_allowlist.js'
-import { NetworkProxy } from '../../lib/sandbox/network_proxy.js'
-import { canonicalIPv6, restrictedKind, type RestrictedKind } from '../../lib/sandbox/restricted_addresses.js'
+import { NetworkAllowlist, normalizeHost } from '../../lib/sandbox/network/network_allowlist.js'
+import { NetworkProxy } from '../../lib/sandbox/network/network_proxy.js'
+import { canonicalIPv6, restrictedKind, type RestrictedKind } from '../../lib/sandbox/network/restricted_addresses.js'
 
 type Row = readonly [spelling: string, kind: RestrictedKind | undefined]
 

@@ -13,8 +13,8 @@ import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Sandbox, createDispatchContext, createTools, type SandboxOptions } from '../../lib/index.js'
 // Internal on purpose: the program and its tables are what this spec checks.
-import { AUDIT_ARCH, SECCOMP_RET, seccompArchFor, seccompProgram } from '../../lib/sandbox/seccomp.js'
-import { DENIED_SYSCALLS, SYSCALL_NUMBERS, type SeccompArch } from '../../lib/sandbox/syscalls.js'
+import { AUDIT_ARCH, SECCOMP_RET, seccompArchFor, seccompProgram } from '../../lib/sandbox/os/seccomp.js'
+import { DENIED_SYSCALLS, SYSCALL_NUMBERS, type SeccompArch } from '../../lib/sandbox/os/syscalls.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 
 const ARCHES: readonly SeccompArch[] = ['x86_64', 'aarch64']
