@@ -163,7 +163,7 @@ function split(path: string): string[] {
 function walk(root: unknown, keys: string[]): unknown {
   let node = root
   for (const key of keys) {
-    if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, key)) return undefined
+    if (!isPlainObject(node) || !Object.hasOwn(node, key)) return undefined
     node = node[key]
   }
   return node

@@ -25,10 +25,10 @@ import {
   type Description,
   type ObjectSchema,
 } from '../validation.js'
-import { PendingCallId, callIdOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
+import { type PendingCallId, callIdOf, pendingCallIdOf, unrepresentableArgs } from './call_identity.js'
 import type { DispatchContext } from './dispatch_context.js'
 import { failCall, runCall, type CallStarter } from './pipeline/call_pipeline.js'
-import { CallInfo, Prepared, emitEnd, startEvent, warnListenerError } from './prepared_call.js'
+import { type CallInfo, Prepared, emitEnd, startEvent, warnListenerError } from './prepared_call.js'
 import type {
   ArtifactConstructorResolver,
   CollisionPolicy,

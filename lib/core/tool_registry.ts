@@ -274,7 +274,7 @@ export class ToolRegistry implements Iterable<Tool> {
   #notRegistered(name: string): E_TOOL_NOT_REGISTERED {
     const known = [...this.#tools.keys()]
     return new E_TOOL_NOT_REGISTERED(
-      `No tool named "${name}" is registered` + (known.length ? ` (known: ${known.join(', ')})` : ' (the registry is empty)'),
+      `No tool named "${name}" is registered${known.length ? ` (known: ${known.join(', ')})` : ' (the registry is empty)'}`,
       { details: { name, known } },
     )
   }

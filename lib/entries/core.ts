@@ -132,11 +132,11 @@ export {
   type CallContextOptions,
   type ProviderCallContext,
 } from '../core/call_context.js'
-export {
-  type ArgumentRoles,
+export type {
+  ArgumentRoles,
 } from '../core/argument_roles.js'
-export {
-  type TelemetryOptions,
+export type {
+  TelemetryOptions,
 } from '../telemetry/spans.js'
 export {
   callIdOf,

@@ -18,8 +18,8 @@ export {
   type ToolNameRules,
   type ToolRename,
 } from '../providers/tool_name_map.js'
-export {
-  type ProviderToolSet,
+export type {
+  ProviderToolSet,
 } from '../providers/provider_tool_set.js'
 export {
   JSON_SCHEMA_DIALECT,

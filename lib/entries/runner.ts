@@ -50,19 +50,19 @@ export {
   type ToolDefinition,
   type TurnModel,
 } from '../providers/messages.js'
-export {
-  type ModelEndEvent,
-  type ModelStartEvent,
-  type NetworkRequestTurnEvent,
-  type ProtectedPathCreatedTurnEvent,
-  type RetryWarningEvent,
-  type ToolEndEvent,
-  type PermissionDecisionTurnEvent,
-  type ToolStartEvent,
-  type TurnEndEvent,
-  type TurnEvent,
-  type TurnEventListener,
-  type TurnStartEvent,
+export type {
+  ModelEndEvent,
+  ModelStartEvent,
+  NetworkRequestTurnEvent,
+  ProtectedPathCreatedTurnEvent,
+  RetryWarningEvent,
+  ToolEndEvent,
+  PermissionDecisionTurnEvent,
+  ToolStartEvent,
+  TurnEndEvent,
+  TurnEvent,
+  TurnEventListener,
+  TurnStartEvent,
 } from '../runner/events.js'
 export {
   toolDefinition,
@@ -80,7 +80,7 @@ export {
   type TurnRunnerOptions,
 } from '../runner/turn_runner.js'
 export { DEFAULT_CLAIM_LEASE_MS } from '../journal/claims.js'
-export { type TurnTelemetryOptions } from '../telemetry/spans.js'
+export type { TurnTelemetryOptions } from '../telemetry/spans.js'
 export {
   fromOpenAIChatResponse,
   openAIChatModel,

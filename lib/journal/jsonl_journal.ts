@@ -18,13 +18,13 @@ import {
   type ToolCallRow,
   type ToolCallScope,
 } from './contract.js'
-import {
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimingJournal,
-  type ClaimedRow,
-  type ToolCallClaim,
-  type TurnCheckpoint,
+import type {
+  ClaimRequest,
+  ClaimResult,
+  ClaimingJournal,
+  ClaimedRow,
+  ToolCallClaim,
+  TurnCheckpoint,
 } from './claiming.js'
 import { isUnsafeToRepeat, assertFilter, matchesFilter, normaliseRow } from './output.js'
 
@@ -121,7 +121,7 @@ export class JsonlJournal implements ClaimingJournal {
   async record(row: ToolCallRow, flags?: ToolCallFlags): Promise<void> {
     const stored: Record<string, unknown> = { ...normaliseRow(row, this.maxOutputBytes) }
     if (flags) stored[FLAGS_KEY] = { sideEffect: flags.sideEffect, idempotent: flags.idempotent }
-    const line = JSON.stringify(stored) + '\n'
+    const line = `${JSON.stringify(stored)}\n`
     await this.#enqueue(() => this.#append(line))
   }
 
@@ -155,7 +155,7 @@ export class JsonlJournal implements ClaimingJournal {
     await this.#enqueue(async () => {
       const existing = (await this.#readFile()).claims.get(claimKey)
       if (!existing || existing.owner !== owner || existing.row.status !== 'running') return
-      await this.#append(JSON.stringify({ [CLAIM_KEY]: change(existing) }) + '\n' + alsoAppend)
+      await this.#append(`${JSON.stringify({ [CLAIM_KEY]: change(existing) })}\n${alsoAppend}`)
       changed = true
     })
     return changed
@@ -200,7 +200,7 @@ export class JsonlJournal implements ClaimingJournal {
       }
       const row = { ...normaliseRow(request.row, this.maxOutputBytes), status: 'running', outputJson: null, errorJson: null } as ClaimedRow
       const stored: StoredClaim = { claimKey: request.claimKey, owner: request.owner, leaseExpiresAtMs: Date.now() + request.leaseMs, row }
-      await this.#append(JSON.stringify({ [CLAIM_KEY]: stored }) + '\n')
+      await this.#append(`${JSON.stringify({ [CLAIM_KEY]: stored })}\n`)
       result = { acquired: true, claim: claimOf(stored) }
     })
     return result
@@ -242,7 +242,7 @@ export class JsonlJournal implements ClaimingJournal {
    */
   async complete(claimKey: string, owner: string, row: ToolCallRow, flags: ToolCallFlags): Promise<boolean> {
     const normal = normaliseRow(row, this.maxOutputBytes)
-    const line = JSON.stringify({ ...normal, [FLAGS_KEY]: { sideEffect: flags.sideEffect, idempotent: flags.idempotent } }) + '\n'
+    const line = `${JSON.stringify({ ...normal, [FLAGS_KEY]: { sideEffect: flags.sideEffect, idempotent: flags.idempotent } })}\n`
     return this.#updateClaim(claimKey, owner, (c) => ({ ...c, row: { ...c.row, ...normal } }), line)
   }
 
@@ -258,7 +258,7 @@ export class JsonlJournal implements ClaimingJournal {
     await this.#enqueue(async () => {
       const existing = (await this.#readFile()).claims.get(claimKey)
       if (!existing || existing.owner !== owner || existing.row.status !== 'running') return
-      await this.#append(JSON.stringify({ [CLAIM_KEY]: { claimKey, released: true } }) + '\n')
+      await this.#append(`${JSON.stringify({ [CLAIM_KEY]: { claimKey, released: true } })}\n`)
       changed = true
     })
     return changed
@@ -282,7 +282,7 @@ export class JsonlJournal implements ClaimingJournal {
    * @param checkpoint - The checkpoint.
    */
   async saveTurn(checkpoint: TurnCheckpoint): Promise<void> {
-    await this.#enqueue(() => this.#append(JSON.stringify({ [TURN_KEY]: checkpoint }) + '\n'))
+    await this.#enqueue(() => this.#append(`${JSON.stringify({ [TURN_KEY]: checkpoint })}\n`))
   }
 
   /**

@@ -16,12 +16,12 @@ import {
   type ToolCallScope,
 } from './contract.js'
 import { normaliseRow } from './output.js'
-import {
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimingJournal,
-  type ToolCallClaim,
-  type TurnCheckpoint,
+import type {
+  ClaimRequest,
+  ClaimResult,
+  ClaimingJournal,
+  ToolCallClaim,
+  TurnCheckpoint,
 } from './claiming.js'
 import { foldTurnChain, newerCheckpoint } from './checkpoint_chain.js'
 import { CHECKPOINT_DELTA_SELECT, CHECKPOINT_SELECT, checkpointFromSql, claimFromSql, rowFromSql } from './sql_rows.js'

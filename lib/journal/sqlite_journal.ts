@@ -23,12 +23,12 @@ import {
 } from './contract.js'
 import { normaliseRow } from './output.js'
 import { rowFromSql, TOOL_CALL_COLUMNS } from './sql_rows.js'
-import {
-  type ClaimRequest,
-  type ClaimResult,
-  type ClaimingJournal,
-  type ToolCallClaim,
-  type TurnCheckpoint,
+import type {
+  ClaimRequest,
+  ClaimResult,
+  ClaimingJournal,
+  ToolCallClaim,
+  TurnCheckpoint,
 } from './claiming.js'
 
 // The slice of better-sqlite3 we use, typed here so consumers of our .d.ts

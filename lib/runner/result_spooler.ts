@@ -13,7 +13,7 @@ import type { ToolCall } from '../core/tool_call.js'
 import { isSpooledArtifact, type SpooledArtifactLike } from '../contracts/artifact.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { outputToJson } from '../journal/output.js'
-import { type TruncatedOutput } from '../journal/contract.js'
+import type { TruncatedOutput } from '../journal/contract.js'
 
 const PREVIEW_LINES = 20
 const PREVIEW_MAX_BYTES = 1_024

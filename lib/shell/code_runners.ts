@@ -421,7 +421,7 @@ export const CODE_RUNNERS: ReadonlyMap<string, Unwrapper> = new Map<string, Unwr
     valueLetters: 'ImM',
     noProgram: ['-v', '-V', '-h', '--help', '--version'],
     attached: { l: /^[0-7]*/, '0': /^(?:x[0-9a-fA-F]*|[0-7]*)/, C: /^(?:[0-9]+|[IOEioDSAaL]*)/, F: /^.*/, d: /^.*/, D: /^.*/, i: /^.*/, x: /^.*/ },
-    moduleValue: (value) => /^-?[A-Za-z_][\w:]*(?:=[\w:,.\-]*)?$/.test(value),
+    moduleValue: (value) => /^-?[A-Za-z_][\w:]*(?:=[\w:,.-]*)?$/.test(value),
   })],
   // ruby's `-l`, `-a`, `-n`, `-p` are flags; `-W`, `-T`, `-0`, `-K`, `-x`, `-F` take only an attached value.
   ['ruby', interpreter('ruby', {

@@ -269,7 +269,7 @@ describe('toolsmith mcp with piped input', () => {
       { id: 2, method: 'tools/call', params: { name: 'bash', arguments: { cmd: 'sleep', args: ['0.5'] } } },
       { id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'notes.txt' } } },
     ]
-    const run = await runCli(['mcp', '--root', root], { input: lines.map((l) => JSON.stringify({ jsonrpc: '2.0', ...l })).join('\n') + '\n' })
+    const run = await runCli(['mcp', '--root', root], { input: `${lines.map((l) => JSON.stringify({ jsonrpc: '2.0', ...l })).join('\n')}\n` })
     expect(run.code).toBe(0)
     const ids = run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as Answer).id)
     expect(ids.sort()).toEqual([1, 2, 3])

@@ -493,7 +493,7 @@ describe('Tool.executor events and results', () => {
         return 'ok'
       },
     })
-    const content = 'line of text \u00e9 "quoted" \\ \n'.repeat(4_000) + '\ud83d\ude00'
+    const content = `${'line of text \u00e9 "quoted" \\ \n'.repeat(4_000)}\ud83d\ude00`
     const args = { path: 'a.txt', content }
     const expected = sha256Hex(canonicalStringify({ tool: 'store', args: { path: 'a.txt', content } }))
     const ctx = createDispatchContext()

@@ -45,7 +45,7 @@ function hook(): void {
     fire(p)
     return result
   }
-  ;(fs.promises as { readlink: unknown }).readlink = async function (p: unknown, ...rest: unknown[]) {
+  ;(fs.promises as { readlink: unknown }).readlink = async (p: unknown, ...rest: unknown[]) => {
     const result = await (realReadlink as (...args: unknown[]) => Promise<unknown>).call(fs.promises, p, ...rest)
     fire(p)
     return result

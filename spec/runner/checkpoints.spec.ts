@@ -301,7 +301,7 @@ describe('reading a chain back', () => {
       ['assistant', ''],
       ['tool', 'echo 2'],
     ])
-    expect(readFileSync(file, 'utf8')).toContain(torn.slice(0, 60) + '\n')
+    expect(readFileSync(file, 'utf8')).toContain(`${torn.slice(0, 60)}\n`)
     // Read again after the torn line: the finished turn, whole.
     const again = await new TurnRunner({ model: scriptedModel([{ text: 'never' }]), tools: [echo], journal }).resume('ckpt-run')
     expect(again.text).toBe('done')
@@ -319,7 +319,7 @@ describe('reading a chain back', () => {
     }
     // JSONL: the previous version's `$turn` line, verbatim in form.
     const jsonlDir = trackedMkdtemp(join(tmpdir(), 'toolsmith-ckpt-'))
-    writeFileSync(join(jsonlDir, 'journal.jsonl'), JSON.stringify({ $turn: legacy }) + '\n')
+    writeFileSync(join(jsonlDir, 'journal.jsonl'), `${JSON.stringify({ $turn: legacy })}\n`)
     // SQLite: the previous version's schema and its row.
     const sqliteDir = trackedMkdtemp(join(tmpdir(), 'toolsmith-ckpt-'))
     const dbFile = join(sqliteDir, 'journal.db')

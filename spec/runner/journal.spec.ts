@@ -67,7 +67,7 @@ describe.each(stores)('%s', (_name, make) => {
     const exact = 'x'.repeat(1_000)
     await journal.record(row({ outputJson: outputToJson(quotes, 1_000) }))
     await journal.record(row({ seq: 1, outputJson: outputToJson(exact, 1_000) }))
-    await journal.record(row({ seq: 2, outputJson: JSON.stringify(exact + 'y') }))
+    await journal.record(row({ seq: 2, outputJson: JSON.stringify(`${exact}y`) }))
     const [a, b, c] = await journal.list()
     expect(JSON.parse(a!.outputJson!)).toBe(quotes)
     expect(JSON.parse(b!.outputJson!)).toBe(exact)

@@ -137,7 +137,7 @@ describe('edit', () => {
 
   it('a patch over maxOutputBytes is TOOL_PATCH_TOO_LARGE; a file over it TOOL_FILE_TOO_LARGE', async () => {
     const tools = createTools({ rootDir: fx.root, maxOutputBytes: 64 })
-    const big = '@@ -1 +1 @@\n-line 1\n+' + 'x'.repeat(64) + '\n'
+    const big = `@@ -1 +1 @@\n-line 1\n+${'x'.repeat(64)}\n`
     expect((await failure(tools.edit, { path: 'f.txt', patch: big })).code).toBe('TOOL_PATCH_TOO_LARGE')
     expect((await failure(tools.edit, { path: 'f.txt', patch: '@@ -1 +1 @@\n-line 1\n+one\n' })).code).toBe(
       'TOOL_FILE_TOO_LARGE',

@@ -90,7 +90,7 @@ describe('edit and the event loop', () => {
     // 20,000 identical context lines could start at any of 20,000 places, each
     // matching ~20,000 lines before failing on the last: 4e8 comparisons unbounded.
     write('f.txt', 'a\n'.repeat(40_000))
-    const patch = '@@ -1,20001 +1,20001 @@\n' + ' a\n'.repeat(20_000) + '-b\n+c\n'
+    const patch = `@@ -1,20001 +1,20001 @@\n${' a\n'.repeat(20_000)}-b\n+c\n`
     const outcome = await editInChild('f.txt', patch)
     expect(outcome).toMatchObject({ code: 'TOOL_PATCH_FAILED', details: { searchLimit: SEARCH_COMPARISONS } })
     expect(outcome.message).toMatch(/search limit/)
@@ -114,7 +114,7 @@ describe('edit and the event loop', () => {
   it('still applies a large legitimate patch, and a hunk whose header is thousands of lines off', async () => {
     // 15,000 lines (~150 KB, under the default 200,000-byte limit), 1,499 hunks.
     const lines = Array.from({ length: 15_000 }, (_, i) => `line ${i + 1}`)
-    write('f.txt', lines.join('\n') + '\n')
+    write('f.txt', `${lines.join('\n')}\n`)
     const hunks: string[] = []
     for (let n = 10; n < 15_000; n += 10) hunks.push(`@@ -${n},1 +${n},1 @@\n-line ${n}\n+LINE ${n}\n`)
     const outcome = await editInChild('f.txt', hunks.join(''))
@@ -122,7 +122,7 @@ describe('edit and the event loop', () => {
     // Every hunk where its header says: one comparison per line the patch expects, no search.
     expect(outcome.comparisons).toBe(1_499)
     const expected = lines.map((line, i) => ((i + 1) % 10 === 0 && i + 1 < 15_000 ? line.toUpperCase() : line))
-    expect(read('f.txt')).toBe(expected.join('\n') + '\n')
+    expect(read('f.txt')).toBe(`${expected.join('\n')}\n`)
 
     const offBy = await editInChild('f.txt', '@@ -2,3 +2,3 @@\n line 14998\n-line 14999\n+line fourteen thousand nine hundred ninety-nine\n line 15000\n')
     expect(offBy).toMatchObject({ result: 'ok' })

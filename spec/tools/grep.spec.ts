@@ -84,7 +84,7 @@ describe('grep', () => {
   })
 
   it('caps output at maxOutputBytes, cut at a line end, with the marker', async () => {
-    fs.writeFileSync(path.join(fx.root, 'many.txt'), Array.from({ length: 5000 }, (_, i) => `match ${i}`).join('\n') + '\n')
+    fs.writeFileSync(path.join(fx.root, 'many.txt'), `${Array.from({ length: 5000 }, (_, i) => `match ${i}`).join('\n')}\n`)
     const tools = createTools({ rootDir: fx.root, maxOutputBytes: 2000 })
     const out = String(await call(tools.grep, { pattern: 'match', path: 'many.txt' }))
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(2000)
@@ -118,7 +118,7 @@ describe('grep', () => {
   it('keeps paths root-relative for a nested directory or file, and output within maxOutputBytes', async () => {
     const deep = path.join(fx.root, 'a-rather-long-directory-name', 'and-another-long-one')
     fs.mkdirSync(deep, { recursive: true })
-    fs.writeFileSync(path.join(deep, 'x.txt'), Array.from({ length: 3000 }, (_, i) => `hit ${i}`).join('\n') + '\n')
+    fs.writeFileSync(path.join(deep, 'x.txt'), `${Array.from({ length: 3000 }, (_, i) => `hit ${i}`).join('\n')}\n`)
     const rel = 'a-rather-long-directory-name/and-another-long-one'
     expect(lines(await call(fx.tools.grep, { pattern: '^hit 7$', path: rel }))).toEqual([`${rel}/x.txt:8:hit 7`])
     expect(lines(await call(fx.tools.grep, { pattern: '^hit 7$', path: `${rel}/x.txt` }))).toEqual([`${rel}/x.txt:8:hit 7`])
@@ -138,7 +138,7 @@ describe('grep', () => {
     const deep = path.join(fx.root, 'sub', 'deeper')
     fs.mkdirSync(deep, { recursive: true })
     for (let i = 0; i < 150; i++) fs.writeFileSync(path.join(deep, `file${i}.txt`), `needle ${i}\n`)
-    fs.writeFileSync(path.join(fx.root, 'one.txt'), Array.from({ length: 300 }, (_, i) => `needle line ${i}`).join('\n') + '\n')
+    fs.writeFileSync(path.join(fx.root, 'one.txt'), `${Array.from({ length: 300 }, (_, i) => `needle line ${i}`).join('\n')}\n`)
     const whole = createTools({ rootDir: fx.root, maxOutputBytes: 1_000_000 })
     const capped = createTools({ rootDir: fx.root, maxOutputBytes: 1000 })
     for (const target of ['.', 'sub', 'sub/deeper', 'one.txt']) {

@@ -236,7 +236,7 @@ describe('grep ignore rules against ripgrep itself', () => {
           fs.mkdirSync(path.join(fx.root, dir), { recursive: true })
           for (const file of FILES) fs.writeFileSync(path.join(fx.root, dir, file), 'HIT\n')
         }
-        for (const file of files) fs.appendFileSync(path.join(fx.root, file.dir, file.name), file.lines.join('\n') + '\n')
+        for (const file of files) fs.appendFileSync(path.join(fx.root, file.dir, file.name), `${file.lines.join('\n')}\n`)
         const native = spawnSync(rgPath, [...NATIVE, where], { cwd: fx.root, encoding: 'utf8' })
         expect(native.status, native.stderr).not.toBe(2)
         const expected = lines(native.stdout.replace(/^\.\//gm, ''))

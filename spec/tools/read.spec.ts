@@ -53,10 +53,10 @@ describe('read', () => {
 
   it('a file over maxOutputBytes (by stat size) returns its first lines and a note, not an error; one at the limit is read whole', async () => {
     const tools = createTools({ rootDir: fx.root, maxOutputBytes: 100 })
-    write('big.txt', 'x'.repeat(30) + '\n' + 'y'.repeat(71))
+    write('big.txt', `${'x'.repeat(30)}\n${'y'.repeat(71)}`)
     write('edge.txt', 'x'.repeat(100))
     const text = String(await call(tools.read, { path: 'big.txt' }))
-    expect(text.startsWith('x'.repeat(30) + '\n[… lines 1–1 shown')).toBe(true)
+    expect(text.startsWith(`${'x'.repeat(30)}\n[… lines 1–1 shown`)).toBe(true)
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(100)
     expect(await call(tools.read, { path: 'edge.txt' })).toBe('x'.repeat(100))
   })

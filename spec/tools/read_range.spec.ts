@@ -73,7 +73,7 @@ describe('read by line range', () => {
     const file = write('f.txt', lines(120, (i) => `ünï ${i} ✓`))
     const catN = execFileSync('cat', ['-n', file]).toString('utf8')
     expect(await read({ path: 'f.txt', lineNumbers: true })).toBe(catN)
-    const wanted = catN.split('\n').slice(99, 104).join('\n') + '\n'
+    const wanted = `${catN.split('\n').slice(99, 104).join('\n')}\n`
     expect(await read({ path: 'f.txt', offset: 100, limit: 5, lineNumbers: true })).toBe(wanted)
     expect(await read({ path: 'f.txt', lineNumbers: false })).toBe(fs.readFileSync(file, 'utf8'))
   })
@@ -234,8 +234,8 @@ describe('read of a file over the byte limit, without a range', () => {
 
   it('a file at the limit is still returned whole, with no note', async () => {
     const tools = createTools({ rootDir: fx.root, maxOutputBytes: 100 })
-    write('edge.txt', 'x'.repeat(99) + '\n')
-    expect(await read({ path: 'edge.txt' }, tools)).toBe('x'.repeat(99) + '\n')
+    write('edge.txt', `${'x'.repeat(99)}\n`)
+    expect(await read({ path: 'edge.txt' }, tools)).toBe(`${'x'.repeat(99)}\n`)
   })
 
   it('a generated file of tens of MB: a range in the middle matches sed, and the note counts lines exactly up to 32 MiB and gives a bound past it', async () => {
