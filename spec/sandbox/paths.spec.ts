@@ -9,7 +9,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Sandbox, createTools } from '../../lib/index.js'
 // Internal on purpose: the shortcut specs swap a path *between* the resolution and the open, which no public call can pause at.
-import { readUncheckedTarget } from '../../lib/sandbox/files/files.js'
+import { readUncheckedTarget } from '../../lib/sandbox/files/read_file.js'
 import { resolveInRoot } from '../../lib/sandbox/files/paths.js'
 import { CANARY_TEXT, call, failure, makeFixture, startDirectorySwapper, type Fixture } from '../tools/helpers.js'
 
@@ -97,7 +97,7 @@ describe('symlinks pointing outside', () => {
     fs.symlinkSync(path.join(fx.canary, 'secret.txt'), path.join(fx.root, 'link.txt'))
     expect((await failure(fx.tools.read, { path: 'link.txt' })).code).toBe('TOOL_PATH_ESCAPE')
     expect((await failure(fx.tools.write, { path: 'link.txt', content: 'pwned' })).code).toBe('TOOL_PATH_ESCAPE')
-    expect((await failure(fx.tools.edit, { path: 'link.txt', patch: '@@ -1 +1 @@\n-' + CANARY_TEXT + '+pwned\n' })).code).toBe(
+    expect((await failure(fx.tools.edit, { path: 'link.txt', patch: `@@ -1 +1 @@\n-${CANARY_TEXT}+pwned\n` })).code).toBe(
       'TOOL_PATH_ESCAPE',
     )
     expect((await failure(fx.tools.grep, { pattern: 'CANARY', path: 'link.txt' })).code).toBe('TOOL_PATH_ESCAPE')
@@ -189,7 +189,7 @@ describe('invalid paths', () => {
     ['blank', '   '],
     ['NUL byte', 'a\0b.txt'],
     ['NUL byte hiding an escape', 'inside.txt\0/../../canary/secret.txt'],
-    ['over-long path', 'a/'.repeat(2100) + 'f.txt'],
+    ['over-long path', `${'a/'.repeat(2100)}f.txt`],
     ['over-long component', 'x'.repeat(300)],
   ])('%s → TOOL_PATH_INVALID for every tool', async (_label, bad) => {
     expect((await failure(fx.tools.read, { path: bad })).code).toBe('TOOL_PATH_INVALID')
