@@ -15,7 +15,7 @@ import { cannotStartInside, limitsUnavailable, networkUnavailable, notADirectory
 import type { CommandStatus, LaunchPlan } from './os/engine.js'
 import { buildSandboxEnv } from './process/environment.js'
 import { resolveExecutable } from './os/executable.js'
-import { openInside } from './files/files.js'
+import { openInside } from './files/open_inside.js'
 import { CommandLimits } from './os/limits.js'
 import { assertOfflineCommand } from './network/network.js'
 import type { GatewayLease } from './network/network_gateway.js'

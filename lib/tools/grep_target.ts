@@ -8,7 +8,7 @@
 import { constants, type Stats } from 'node:fs'
 import { readlink, type FileHandle } from 'node:fs/promises'
 import { E_TOOL_NOT_A_FILE } from '../exceptions.js'
-import { openInsideWithStats } from '../sandbox/files/files.js'
+import { openInsideWithStats } from '../sandbox/files/open_inside.js'
 import { assertSingleName, type JudgedPath } from '../sandbox/files/judged_path.js'
 import type { ResolvedPath } from '../sandbox/files/paths.js'
 

@@ -8,7 +8,7 @@ import { E_TOOL_BINARY_FILE, E_TOOL_FILE_TOO_LARGE } from '../exceptions.js'
 import { Tool } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { fitText, headBoundary, truncationMarker } from '../sandbox/process/capture.js'
-import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbox/files/files.js'
+import { openRegularFile, readRegularFile, readUncheckedTarget } from '../sandbox/files/read_file.js'
 import { toToolError } from '../sandbox/files/fs_errors.js'
 import { assertFilePathInput, resolveInRoot, type ResolvedPath } from '../sandbox/files/paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
@@ -158,7 +158,7 @@ export class ReadTool extends Tool<any, ReadArgs> {
         // answer): a path that now leads elsewhere than what the gate judged
         // (a symlink or directory swapped in meanwhile) is refused.
         assertAsJudged(judged, resolved)
-        if (!ranged && !(resolved.stats !== undefined && resolved.stats.isFile() && resolved.stats.size > cap)) {
+        if (!ranged && !(resolved.stats?.isFile() && resolved.stats.size > cap)) {
           try {
             const read = await readRegularFile(resolved, cap)
             assertSingleName(judged, path, read.stats)

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Sandbox, createTools } from '../../lib/index.js'
 // Internal on purpose: the shortcut specs swap a path *between* the resolution and the open, which no public call can pause at.
-import { readUncheckedTarget } from '../../lib/sandbox/files/files.js'
+import { readUncheckedTarget } from '../../lib/sandbox/files/read_file.js'
 import { resolveInRoot } from '../../lib/sandbox/files/paths.js'
 import { CANARY_TEXT, call, failure, makeFixture, startDirectorySwapper, type Fixture } from '../tools/helpers.js'
 

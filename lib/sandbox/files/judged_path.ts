@@ -19,7 +19,7 @@
  */
 import type { Stats } from 'node:fs'
 import { E_TOOL_PATH_ESCAPE } from '../../exceptions.js'
-import { swappedSinceResolved } from './files.js'
+import { swappedSinceResolved } from './open_inside.js'
 import type { PathScope, ResolvedPath } from './paths.js'
 
 /**
