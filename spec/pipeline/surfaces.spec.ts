@@ -115,10 +115,54 @@ describe.each(SURFACES)('$name', (surfaceCase) => {
     if (starts[0]!.callId !== undefined) expect(starts[0]!.callId).toBe(row!.callId)
   })
 
-  // SPAN: the OpenTelemetry work wires an in-memory exporter here (a
-  // BasicTracerProvider registered for the spec) and asserts one
-  // `execute_tool` span per call through this surface: gen_ai.tool.name
-  // "edit", gen_ai.tool.call.id the surface's id, the kit's callId in its
-  // own attribute, error.type on the denied call.
-  it.todo('emits an execute_tool span per call (wired with the OpenTelemetry work)')
+  it('emits one execute_tool span per call: the provider id, the row callId, error.type when denied, replayed for a replay', async () => {
+    const tracing = surface.trace()
+    try {
+      await surface.call(APPEND, 'key-span')
+      await surface.call(DENIED, 'key-span-denied')
+      // The same identity again: replayed from the journal, the handler does not run.
+      await surface.call(APPEND, 'key-span')
+      expect(handlerRuns(env)).toBe(1)
+      const [allowedRow, deniedRow, replayedRow] = await rows(env)
+      expect(replayedRow).toMatchObject({ replayed: true, callId: allowedRow!.callId })
+      // The runner adds its invoke_agent and chat spans; only the tool spans are asserted here.
+      const spans = tracing.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool')
+      expect(spans.map((s) => s.name)).toEqual(['execute_tool edit', 'execute_tool edit', 'execute_tool edit'])
+      const [allowed, denied, replay] = spans
+      const ids = surface.providerIds
+      expect(ids).toHaveLength(3)
+      expect(allowed!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'edit',
+        'gen_ai.tool.call.id': ids[0],
+        'toolsmith.tool.call_id': allowedRow!.callId,
+        'toolsmith.permission.decision': 'allow',
+        'toolsmith.permission.rule': 'append to the log',
+      })
+      expect(allowed!.attributes['error.type']).toBeUndefined()
+      expect(allowed!.attributes['toolsmith.tool.call.replayed']).toBeUndefined()
+      expect(allowed!.status).toBe(0)
+      expect(denied!.attributes).toMatchObject({
+        'gen_ai.tool.name': 'edit',
+        'gen_ai.tool.call.id': ids[1],
+        'toolsmith.tool.call_id': deniedRow!.callId,
+        'error.type': 'TOOL_DENIED',
+        'toolsmith.permission.decision': 'deny',
+        'toolsmith.permission.rule': 'secrets stay put',
+      })
+      expect(denied!.status).toBe(2)
+      // A replay ran no handler; its span stands for the call, with the decision of the run that made it.
+      expect(replay!.attributes).toMatchObject({
+        'gen_ai.tool.name': 'edit',
+        'gen_ai.tool.call.id': ids[2],
+        'toolsmith.tool.call_id': replayedRow!.callId,
+        'toolsmith.tool.call.replayed': true,
+        'toolsmith.permission.decision': 'allow',
+        'toolsmith.permission.rule': 'append to the log',
+      })
+      expect(replay!.attributes['error.type']).toBeUndefined()
+    } finally {
+      await tracing.stop()
+    }
+  })
 })

@@ -19,8 +19,10 @@ import { isClaimingJournal } from '../../journal/claiming.js'
 import { journalStep } from '../../journal/claims.js'
 import { DEFAULT_JOURNAL_MAX_OUTPUT_BYTES, permissionToJson, type ToolCallJournal, type ToolCallRow } from '../../journal/contract.js'
 import { errorToJson, outputToJson, safeJson } from '../../journal/output.js'
+import { tracingEnabled } from '../../telemetry/spans.js'
 import { utf8Prefix } from '../../utils/utf8.js'
 import { callIdOf, idempotencyKeyOf } from '../call_identity.js'
+import { recordReplaySpan } from '../call_span.js'
 import type { DispatchContext, PermissionDecisionEvent } from '../dispatch_context.js'
 import { CallInfo, type Prepared } from '../prepared_call.js'
 import type { PreparedCall, ValidCall } from '../tool_types.js'
@@ -195,6 +197,10 @@ async function recorded(ctx: DispatchContext, subject: CallSubject, body: Body):
     failure = { error }
   }
   const finishedAtMs = Date.now()
+  // A replay ran no handler, so the tool made no span: one stands for the call here.
+  if (replayed && tracingEnabled()) {
+    recordReplaySpan(toolName, subject, ctx, track.replayedPermissionJson, failure ?? { result: () => result })
+  }
   // span: end — the outcome is known (result or failure, replayed, the gate's verdict).
   hooks?.end?.({ ...start, isError: failure !== undefined, ...(failure ? { error: failure.error } : {}), replayed, durationMs: performance.now() - started })
   if (journal !== undefined) {

@@ -23,6 +23,7 @@ import {
   toAiSdkTools,
 } from '../../../lib/index.js'
 import { runCli } from '../../cli/support/run_cli.js'
+import { readSpanFile, spanFileEnv, traceInProcess, type Tracing } from './tracing.js'
 
 /** The file the tool appends to: one `ran` line per run of the handler. */
 export const LOG_FILE = 'log.txt'
@@ -93,6 +94,18 @@ export interface Surface {
   readonly events: SeenEvent[] | undefined
   /** Whether `call(args, undefined)` is possible (the runner always has an identity). */
   readonly keyless: boolean
+  /**
+   * The provider's id of each call made so far, in order: what the surface
+   * passes as the call's `toolCallId` (the CLI's `--idempotency-key`, the MCP
+   * request id, the AI SDK `toolCallId`, the runner's model call id).
+   */
+  readonly providerIds: (string | undefined)[]
+  /**
+   * Record the spans of the calls made from now on, with the real
+   * OpenTelemetry SDK: in this process, or in each `toolsmith call` process
+   * through a preload. `stop()` must be called (it unregisters the SDK).
+   */
+  trace(): Tracing
   close(): Promise<void>
 }
 
@@ -123,10 +136,25 @@ async function permissionsOf(env: SurfaceEnv): Promise<Permissions> {
 const cli: SurfaceCase = {
   name: 'toolsmith call (a real process)',
   async open(env) {
+    const providerIds: (string | undefined)[] = []
+    // Set while traced: each process appends its spans to this file.
+    let spansFile: string | undefined
     return {
       events: undefined,
       keyless: true,
+      providerIds,
+      trace() {
+        const file = `${env.journalFile}.spans.jsonl`
+        spansFile = file
+        return {
+          spans: () => readSpanFile(file),
+          async stop() {
+            spansFile = undefined
+          },
+        }
+      },
       async call(args, key) {
+        providerIds.push(key)
         const run = await runCli([
           'call',
           'edit',
@@ -138,7 +166,7 @@ const cli: SurfaceCase = {
           '--journal',
           env.journalFile,
           ...(key === undefined ? [] : ['--idempotency-key', key]),
-        ])
+        ], spansFile === undefined ? {} : { env: spanFileEnv(spansFile) })
         if (run.code !== 0 && run.code !== 1) throw new Error(`toolsmith call exited ${run.code}: ${run.stderr}`)
         return { ok: run.code === 0, text: (run.code === 0 ? run.stdout : run.stderr).trim() }
       },
@@ -163,11 +191,20 @@ const mcp: SurfaceCase = {
       permissions: await permissionsOf(env),
     })
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    // The JSON-RPC id of each tools/call request, as the client sends it: the server's toolCallId.
+    const providerIds: (string | undefined)[] = []
+    const send = clientSide.send.bind(clientSide)
+    clientSide.send = (message, options) => {
+      if ('method' in message && message.method === 'tools/call' && 'id' in message) providerIds.push(String(message.id))
+      return send(message, options)
+    }
     const client = new Client({ name: 'surfaces-spec', version: '1.0.0' })
     await Promise.all([server.connect(serverSide), client.connect(clientSide)])
     return {
       events,
       keyless: true,
+      providerIds,
+      trace: traceInProcess,
       async call(args, key) {
         const result = (await client.callTool({
           name: 'edit',
@@ -216,12 +253,17 @@ const aiSdk: SurfaceCase = {
     ctx.on('toolExecutionEnd', (e) => events.push({ type: 'end', toolName: e.toolName, callId: e.callId, ...replayedOf(e) }))
     const tools = toAiSdkTools(Object.values(createTools({ rootDir: env.root })), ctx)
     let fresh = 0
+    const providerIds: (string | undefined)[] = []
     return {
       events,
       // The SDK always gives a toolCallId: a fresh one is a call without a stable identity across steps.
       keyless: true,
+      providerIds,
+      trace: traceInProcess,
       async call(args, key) {
-        const result = await generateText({ model: aiSdkModel(key ?? `fresh-${++fresh}`, args), tools, prompt: 'append', stopWhen: stepCountIs(3) })
+        const toolCallId = key ?? `fresh-${++fresh}`
+        providerIds.push(toolCallId)
+        const result = await generateText({ model: aiSdkModel(toolCallId, args), tools, prompt: 'append', stopWhen: stepCountIs(3) })
         const part = result.steps[0]!.content.find((c) => c.type === 'tool-result' || c.type === 'tool-error')!
         return part.type === 'tool-result' ? { ok: true, text: String(part.output) } : { ok: false, text: String((part.error as Error).message ?? part.error) }
       },
@@ -232,6 +274,9 @@ const aiSdk: SurfaceCase = {
   },
 }
 
+/** The id the scripted model gives its `edit` call. */
+const RUNNER_CALL_ID = 'c1'
+
 const runner: SurfaceCase = {
   name: 'TurnRunner (scriptedModel)',
   async open(env) {
@@ -240,16 +285,20 @@ const runner: SurfaceCase = {
     const permissions = await permissionsOf(env)
     const tools = Object.values(createTools({ rootDir: env.root }))
     const attempts = new Map<string, number>()
+    const providerIds: (string | undefined)[] = []
     return {
       events,
       keyless: false,
+      providerIds,
+      trace: traceInProcess,
       async call(args, key) {
+        providerIds.push(RUNNER_CALL_ID)
         // The runner's stable identity is its run, node and iteration: a repeat is the next attempt of the same iteration.
         const runId = key ?? 'run-without-key'
         const attempt = (attempts.get(runId) ?? 0) + 1
         attempts.set(runId, attempt)
         const result = await new TurnRunner({
-          model: scriptedModel([{ toolCalls: [{ id: 'c1', name: 'edit', args }] }, { text: 'done' }]),
+          model: scriptedModel([{ toolCalls: [{ id: RUNNER_CALL_ID, name: 'edit', args }] }, { text: 'done' }]),
           tools,
           journal,
           permissions,
