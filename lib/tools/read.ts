@@ -158,7 +158,7 @@ export class ReadTool extends Tool<any, ReadArgs> {
         // answer): a path that now leads elsewhere than what the gate judged
         // (a symlink or directory swapped in meanwhile) is refused.
         assertAsJudged(judged, resolved)
-        if (!ranged && !(resolved.stats !== undefined && resolved.stats.isFile() && resolved.stats.size > cap)) {
+        if (!ranged && !(resolved.stats?.isFile() && resolved.stats.size > cap)) {
           try {
             const read = await readRegularFile(resolved, cap)
             assertSingleName(judged, path, read.stats)
