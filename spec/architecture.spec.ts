@@ -53,7 +53,7 @@ function imports(file: string): string[] {
 }
 
 /** Every import cycle of the files under `root`, as `a.ts -> b.ts -> a.ts` lines. */
-export function findCycles(root: string): string[] {
+function findCycles(root: string): string[] {
   const files = sourceFiles(root)
   const graph = new Map(files.map((f) => [f, [...new Set(imports(f))]]))
   const state = new Map<string, 'visiting' | 'done'>()
@@ -79,7 +79,7 @@ function layerOf(root: string, file: string): string {
 }
 
 /** Every import from a file to a folder of the same or a higher layer. */
-export function findUpwardImports(root: string): string[] {
+function findUpwardImports(root: string): string[] {
   return sourceFiles(root).flatMap((file) => {
     const from = layerOf(root, file)
     return imports(file)
@@ -93,7 +93,9 @@ export function findUpwardImports(root: string): string[] {
 }
 
 const scratch: string[] = []
-afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
+})
 
 /** A throwaway lib/ with the given files, to show the checks can fail. */
 function plantedLib(files: Record<string, string>): string {

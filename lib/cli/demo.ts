@@ -76,7 +76,7 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
     out()
     out(`journal (${rows.length} rows, ${journalFile}):`)
     for (const line of journalTable(rows)) out(`  ${line}`)
-    const passed = testCall !== undefined && testCall.isComplete && !testCall.isError
+    const passed = testCall?.isComplete === true && !testCall.isError
     out()
     out(passed ? 'The demo passed: the bug is fixed and the tests pass.' : 'The demo did not end with passing tests.')
     return passed ? 0 : 1

@@ -7,7 +7,7 @@ import { tracingEnabled } from '../telemetry/spans.js'
 import { recordVerdict, toolSpanOf } from './call_span.js'
 import { checkArgumentRoles, type ArgumentRoles } from './argument_roles.js'
 import { INVALID_ARGS_NOT_RECORDED, REDACTION_FAILED } from '../contracts/logged_args.js'
-import { isSpooledArtifact, type ArtifactClass, type SpooledArtifactLike } from '../contracts/artifact.js'
+import type { SpooledArtifactLike } from '../contracts/artifact.js'
 import {
   E_INVALID_INITIAL_TOOL_VALUE,
   E_INVALID_TOOL_ARGS,
@@ -15,10 +15,9 @@ import {
   E_TOOL_DOWNSTREAM_ERROR,
   errorSummary,
 } from '../exceptions.js'
-import { hasBrand, isPlainObject } from '../utils/guards.js'
+import { hasBrand } from '../utils/guards.js'
 import {
   ValidationException,
-  forbiddenOption,
   validateOrThrow,
   validator,
   withoutInputValues,

@@ -355,8 +355,14 @@ export class PostgresJournal implements ClaimingJournal {
   async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
     const where = ['run_id = $1']
     const params: unknown[] = [runId]
-    if (scope.nodeId !== undefined) (params.push(scope.nodeId), where.push(`node_id = $${params.length}`))
-    if (scope.iteration !== undefined) (params.push(scope.iteration), where.push(`iteration = $${params.length}`))
+    if (scope.nodeId !== undefined) {
+      params.push(scope.nodeId)
+      where.push(`node_id = $${params.length}`)
+    }
+    if (scope.iteration !== undefined) {
+      params.push(scope.iteration)
+      where.push(`iteration = $${params.length}`)
+    }
     // A few texts (by scope), read once per resume: left unprepared.
     const latest = async (sql: string): Promise<TurnCheckpoint | undefined> => {
       const result = await this.#query({ text: sql }, params)

@@ -409,8 +409,14 @@ export class SqliteJournal implements ClaimingJournal {
   async loadTurn(runId: string, scope: { nodeId?: string; iteration?: number } = {}): Promise<TurnCheckpoint | undefined> {
     const where = ['run_id = ?']
     const params: unknown[] = [runId]
-    if (scope.nodeId !== undefined) (where.push('node_id = ?'), params.push(scope.nodeId))
-    if (scope.iteration !== undefined) (where.push('iteration = ?'), params.push(scope.iteration))
+    if (scope.nodeId !== undefined) {
+      where.push('node_id = ?')
+      params.push(scope.nodeId)
+    }
+    if (scope.iteration !== undefined) {
+      where.push('iteration = ?')
+      params.push(scope.iteration)
+    }
     const latest = (sql: string): TurnCheckpoint | undefined => {
       const record = this.#db.prepare(sql).get(...params) as Record<string, unknown> | undefined
       return record ? checkpointFromSql(record) : undefined

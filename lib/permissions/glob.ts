@@ -166,7 +166,7 @@ function below(
     const rest = sources.slice(i)
     if (skipsHidden && rest.some((part) => part.startsWith('.') && part !== '**')) return false
     const next = sources[i]!
-    if (next !== '**' && isLiteral(next)) return [...dir, unescape(next)].join('/')
+    if (next !== '**' && isLiteral(next)) return [...dir, unescapeGlob(next)].join('/')
     return true
   }
   const part = parts[i]
@@ -218,7 +218,7 @@ function isLiteral(part: string): boolean {
   return !/[*?[{]/.test(part.replace(/\\./g, ''))
 }
 
-function unescape(part: string): string {
+function unescapeGlob(part: string): string {
   return part.replace(/\\(.)/g, '$1')
 }
 

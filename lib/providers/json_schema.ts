@@ -111,17 +111,17 @@ function annotate(node: unknown, description: Description): void {
     if (Array.isArray(items) && items.length > 0) {
       const target = branch.items ?? branch.unevaluatedItems
       if (items.length === 1) annotate(target, items[0]!)
-      else if (isPlainObject(target) && Array.isArray(target.anyOf)) items.forEach((d, i) => annotate((target.anyOf as unknown[])[i], d))
+      else if (isPlainObject(target) && Array.isArray(target.anyOf)) for (const [i, d] of items.entries()) annotate((target.anyOf as unknown[])[i], d)
     }
     if (Array.isArray(ordered) && Array.isArray(branch.prefixItems)) {
-      ordered.forEach((d, i) => annotate((branch.prefixItems as unknown[])[i], d))
+      for (const [i, d] of ordered.entries()) annotate((branch.prefixItems as unknown[])[i], d)
     }
   }
 
   const matches = description.matches as { schema?: Description }[] | undefined
   if (Array.isArray(matches) && matches.every((m) => m.schema !== undefined)) {
     const list = (node.anyOf ?? node.oneOf ?? node.allOf) as unknown[] | undefined
-    if (Array.isArray(list) && list.length === matches.length) matches.forEach((m, i) => annotate(list[i], m.schema!))
+    if (Array.isArray(list) && list.length === matches.length) for (const [i, m] of matches.entries()) annotate(list[i], m.schema!)
   }
 }
 

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { Tool, type ToolDescription } from '../core/tool.js'
 import { toolList, type ToolCollection } from '../core/tool_collection.js'
 import { ToolRegistry } from '../core/tool_registry.js'

@@ -74,7 +74,7 @@ export function checkpointKeyOf(input: CheckpointKeyInput): CheckpointKey {
     if (/^[0-9a-fA-F]{64}$/.test(text)) bytes = Buffer.from(text, 'hex')
     else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) bytes = Buffer.from(text, 'base64')
   }
-  if (!bytes || bytes.length !== 32) {
+  if (bytes?.length !== 32) {
     throw new E_INVALID_OPTIONS(
       'checkpointKey must be 32 bytes: a Uint8Array, 64 hex digits or base64 of 32 bytes ' +
         "(make one with `node -e \"console.log(require('crypto').randomBytes(32).toString('base64'))\"`)",

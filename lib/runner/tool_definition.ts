@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import type { Tool } from '../core/tool.js'
 import { toToolInputSchema } from '../providers/tool_input_schema.js'
 import type { ToolDefinition } from '../providers/messages.js'

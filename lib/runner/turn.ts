@@ -265,7 +265,9 @@ export class Turn {
       const group = calls.slice(i, end).map((call, k) => () => this.#runCall(call, offered.get(call.name), seqs[i + k]!, step))
       const results = await pool(group, this.#runner.concurrency, (p) => this.#track(p), this.#controller.signal)
       if (this.#controller.signal.aborted) throw this.#abortError()
-      results.forEach((outcome, k) => (outcomes[i + k] = outcome))
+      results.forEach((outcome, k) => {
+        outcomes[i + k] = outcome
+      })
       i = end
     }
     return outcomes

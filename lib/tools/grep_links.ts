@@ -75,7 +75,7 @@ export function dropOtherNames(output: string, where: (printed: string) => strin
 function hasOneName(file: string): boolean {
   try {
     const stats = lstatSync(file, { throwIfNoEntry: false })
-    return stats !== undefined && stats.isFile() && stats.nlink === 1
+    return stats?.isFile() === true && stats.nlink === 1
   } catch {
     // ENOTDIR (a directory swapped for a file), ENAMETOOLONG, ELOOP…: not a file known to have one name.
     return false

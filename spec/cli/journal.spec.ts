@@ -214,7 +214,7 @@ describe('toolsmith journal audit', () => {
       // Rows are in journal order; read-only calls may finish in any order, so match by seq.
       const calls = lines.slice(0, -1).sort((x, y) => Number(/ seq (\d+)/.exec(x)![1]) - Number(/ seq (\d+)/.exec(y)![1]))
       expect(calls).toHaveLength(5)
-      calls.forEach((line, i) => expect(line).toMatch(expectedLines('run-a')[i]!))
+      for (const [i, line] of calls.entries()) expect(line).toMatch(expectedLines('run-a')[i]!)
       expect(lines.at(-1)).toBe(SUMMARY)
     }
     // Without --run: both runs.

@@ -55,9 +55,9 @@ describe('toolsmith mcp, driven by the official MCP stdio client', () => {
   })
 
   it('returns tool failures as isError results the model can read', async () => {
-    const escape = await client.callTool({ name: 'read', arguments: { path: '../outside.txt' } })
-    expect(escape.isError).toBe(true)
-    expect((escape.content as { text: string }[])[0]!.text).toContain('TOOL_PATH_ESCAPE')
+    const escaped = await client.callTool({ name: 'read', arguments: { path: '../outside.txt' } })
+    expect(escaped.isError).toBe(true)
+    expect((escaped.content as { text: string }[])[0]!.text).toContain('TOOL_PATH_ESCAPE')
 
     const invalid = await client.callTool({ name: 'read', arguments: {} })
     expect(invalid.isError).toBe(true)

@@ -246,8 +246,12 @@ describe('predicates over validated args', () => {
 
   it('a predicate sees the validated args (defaults applied)', async () => {
     const seen: unknown[] = []
+    const when = (args: { env: string; force: boolean }) => {
+      seen.push(args)
+      return args.env === 'prod'
+    }
     const policy = new PermissionPolicy({
-      rules: [{ tool: 'deploy', match: { when: (args: { env: string; force: boolean }) => (seen.push(args), args.env === 'prod') }, decision: 'deny', reason: 'prod is frozen' }],
+      rules: [{ tool: 'deploy', match: { when }, decision: 'deny', reason: 'prod is frozen' }],
     })
     expect((await run(policy, deploy, { env: 'prod' })).decision).toBe('deny')
     expect((await run(policy, deploy, { env: 'staging' })).decision).toBe('allow')

@@ -11,6 +11,7 @@ import {
 import { createAjv } from './support/ajv.js'
 import { allTools } from './support/catalogue.js'
 import { createTicketTool } from './support/custom_tools.js'
+import type { SchemaNode } from './support/schema_node.js'
 
 const ajv = createAjv()
 
@@ -28,8 +29,8 @@ describe('toJsonSchema', () => {
       city: validator.string().required().description('City name').example('Oslo').note('Use the English name'),
       owner: validator.object({ name: validator.string() }).label('Owner'),
     })
-    const native = schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' }) as Record<string, any>
-    const ours = toJsonSchema(schema) as Record<string, any>
+    const native = schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' }) as SchemaNode
+    const ours = toJsonSchema(schema) as SchemaNode
     expect(native.properties.city.examples).toBeUndefined()
     expect(ours.properties.city).toEqual({
       type: 'string',
@@ -49,23 +50,23 @@ describe('toJsonSchema', () => {
 
   it('returns a fresh object: mutating it never touches joi defaults', () => {
     const schema = validator.object({ tags: validator.array().items(validator.string()).default([]) })
-    ;(toJsonSchema(schema) as any).properties.tags.default.push('x')
+    ;(toJsonSchema(schema) as SchemaNode).properties.tags.default.push('x')
     expect(schema.validate({}).value).toEqual({ tags: [] })
   })
 
   it('lists null in an enum that also allows null', () => {
-    const json = toJsonSchema(validator.object({ team: validator.string().valid('web', 'api').allow(null) })) as any
+    const json = toJsonSchema(validator.object({ team: validator.string().valid('web', 'api').allow(null) })) as SchemaNode
     expect(json.properties.team).toEqual({ type: ['string', 'null'], enum: ['web', 'api', null] })
     expect(ajv.validate(json, { team: null })).toBe(true)
   })
 
   it('removes forbidden keys and points links to the root at #', () => {
-    const forbidden = toJsonSchema(validator.object({ a: validator.string(), b: validator.any().forbidden() })) as any
+    const forbidden = toJsonSchema(validator.object({ a: validator.string(), b: validator.any().forbidden() })) as SchemaNode
     expect(Object.keys(forbidden.properties)).toEqual(['a'])
     const tree = validator
       .object({ value: validator.number().required(), children: validator.array().items(validator.link('#node')) })
       .id('node')
-    const json = toJsonSchema(tree) as any
+    const json = toJsonSchema(tree) as SchemaNode
     expect(json.properties.children.items).toEqual({ $ref: '#' })
     expectValid2020(json)
     expect(ajv.validate(json, { value: 1, children: [{ value: 2, children: [] }] })).toBe(true)

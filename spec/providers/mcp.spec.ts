@@ -79,9 +79,9 @@ async function exercise(client: Client, root: string): Promise<void> {
   expect(invalid.isError).toBe(true)
   expect(text(invalid)).toMatch(/^E_INVALID_TOOL_ARGS: .*"content" is required/)
 
-  const escape = (await client.callTool({ name: 'read', arguments: { path: '../outside.txt' } })) as CallResult
-  expect(escape.isError).toBe(true)
-  expect(text(escape)).toContain('TOOL_PATH_ESCAPE')
+  const escaped = (await client.callTool({ name: 'read', arguments: { path: '../outside.txt' } })) as CallResult
+  expect(escaped.isError).toBe(true)
+  expect(text(escaped)).toContain('TOOL_PATH_ESCAPE')
 
   await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool: no_such_tool/)
 }

@@ -11,6 +11,7 @@ import {
 import { createAjv } from './support/ajv.js'
 import { allTools } from './support/catalogue.js'
 import { createTicketTool } from './support/custom_tools.js'
+import type { SchemaNode } from './support/schema_node.js'
 
 const ALLOWED = new Set([
   'type', 'description', 'title', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const',
@@ -27,7 +28,9 @@ function objects(node: unknown, path = '$'): [string, JsonSchema][] {
   if (types.includes('object')) found.push([path, schema])
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'enum' || key === 'default' || key === 'examples') continue
-    if (Array.isArray(value)) value.forEach((v, i) => found.push(...objects(v, `${path}.${key}[${i}]`)))
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) found.push(...objects(v, `${path}.${key}[${i}]`))
+    }
     else if (typeof value === 'object' && value !== null) {
       if (key === 'properties' || key === '$defs') {
         for (const [k, v] of Object.entries(value)) found.push(...objects(v, `${path}.${key}.${k}`))
@@ -121,7 +124,7 @@ describe('toOpenAITool', () => {
   })
 
   it('keeps removed defaults and examples visible in the description', () => {
-    const parameters = toOpenAITool(createTicketTool(), { strict: true }).function.parameters as any
+    const parameters = toOpenAITool(createTicketTool(), { strict: true }).function.parameters as SchemaNode
     expect(parameters.properties.priority.description).toBe('How urgent it is\nDefault: "normal".')
     expect(parameters.properties.title.description).toBe('One-line summary\nExample: "Login fails on Safari".')
   })
@@ -139,7 +142,7 @@ describe('toOpenAITool', () => {
         uri: { type: 'string', format: 'uri' },
       },
       $defs: { x: { type: 'object', properties: { y: { type: 'string' } } } },
-    }) as any
+    }) as SchemaNode
     expect(schema.properties.any).toEqual({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] })
     expect(schema.properties.open).toEqual({ type: ['object', 'null'], properties: {}, required: [], additionalProperties: false })
     expect(schema.properties.either).toEqual({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] })

@@ -26,8 +26,9 @@ import {
   validator,
   type Schema,
 } from '../../lib/index.js'
+import type { SchemaNode } from './support/schema_node.js'
 
-function toolWith(schema: Schema, handler: (args: any) => string = (args) => JSON.stringify(args)): Tool {
+function toolWith<Args = Record<string, unknown>>(schema: Schema, handler: (args: Args) => string = (args) => JSON.stringify(args)): Tool {
   return new Tool({ name: 'subject', description: 'A tool under test.', inputSchema: schema as never, handler })
 }
 
@@ -108,11 +109,11 @@ describe('schemas that accept anything (items 2 and 3)', () => {
   const tool = toolWith(validator.object({ list: validator.array(), anything: validator.any(), tags: validator.array().items(validator.string()) }))
 
   it('an array without item schema states items: {} for JSON Schema consumers', () => {
-    const parameters = toOpenAITool(tool).function.parameters as any
+    const parameters = toOpenAITool(tool).function.parameters as SchemaNode
     expect(parameters.properties.list).toEqual({ type: 'array', items: {} })
     expect(parameters.properties.tags).toEqual({ type: 'array', items: { type: 'string', minLength: 1 } })
     // Strict mode turns the open item into "any scalar", as it does for any().
-    const strict = toOpenAITool(tool, { strict: true }).function.parameters as any
+    const strict = toOpenAITool(tool, { strict: true }).function.parameters as SchemaNode
     expect(strict.properties.list.items.anyOf).toHaveLength(4)
   })
 
@@ -230,9 +231,9 @@ describe('OpenAI strict mode limits (Also)', () => {
 })
 
 describe('validator.date() fields (Also)', () => {
-  const tool = toolWith(
+  const tool = toolWith<{ due: Date; history?: Date[] }>(
     validator.object({ due: validator.date().required(), history: validator.array().items(validator.date()) }),
-    (args) => `${(args.due as Date).toISOString()} ${args.history?.length ?? 0}`,
+    (args) => `${args.due.toISOString()} ${args.history?.length ?? 0}`,
   )
 
   it('advertise a date-time string, and a JSON caller can fill them with one', async () => {

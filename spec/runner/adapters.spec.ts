@@ -12,7 +12,10 @@ import {
   toGeminiContents,
   toOpenAIChatMessages,
   validator,
+  type AnthropicRequestBody,
+  type GeminiRequestBody,
   type Message,
+  type OpenAIChatRequestBody,
 } from '../../lib/index.js'
 
 const weather = defineTool({
@@ -77,20 +80,26 @@ describe('OpenAI Chat Completions adapter', () => {
   })
 
   it('drives a TurnRunner through a fake client, dropping strict-mode nulls', async () => {
-    const bodies: any[] = []
+    const bodies: OpenAIChatRequestBody[] = []
     const replies = [
       { choices: [{ message: { content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo","units":null}' } }] } }] },
       { choices: [{ message: { content: 'It is 21 degrees.' } }] },
     ]
     const runner = new TurnRunner({
-      model: openAIChatModel(async (body) => (bodies.push(structuredClone(body)), replies.shift()!), { strict: true }),
+      model: openAIChatModel(
+        async (body) => {
+          bodies.push(structuredClone(body))
+          return replies.shift()!
+        },
+        { strict: true },
+      ),
       tools: [weather],
     })
     const result = await runner.run('Weather in Oslo?')
     expect(result.text).toBe('It is 21 degrees.')
     expect(result.toolCalls[0]!.isError).toBe(false)
-    expect(bodies[0].tools[0]).toMatchObject({ type: 'function', function: { name: 'weather', strict: true } })
-    expect(bodies[1].messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 't1', content: '21 degrees in Oslo' })
+    expect(bodies[0]?.tools?.[0]).toMatchObject({ type: 'function', function: { name: 'weather', strict: true } })
+    expect(bodies[1]?.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 't1', content: '21 degrees in Oslo' })
   })
 })
 
@@ -122,18 +131,24 @@ describe('Anthropic Messages adapter', () => {
   })
 
   it('drives a TurnRunner through a fake client', async () => {
-    const bodies: any[] = []
+    const bodies: AnthropicRequestBody[] = []
     const replies = [
       { content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Rome' } }] },
       { content: [{ type: 'text', text: 'Warm.' }] },
     ]
     const runner = new TurnRunner({
-      model: anthropicModel(async (body) => (bodies.push(structuredClone(body)), replies.shift()!), { system: 'Be brief.' }),
+      model: anthropicModel(
+        async (body) => {
+          bodies.push(structuredClone(body))
+          return replies.shift()!
+        },
+        { system: 'Be brief.' },
+      ),
       tools: [weather],
     })
     expect((await runner.run('Rome?')).text).toBe('Warm.')
     expect(bodies[0]).toMatchObject({ system: 'Be brief.', tools: [{ name: 'weather', input_schema: { type: 'object' } }] })
-    expect(bodies[1].messages.at(-1)).toEqual({
+    expect(bodies[1]?.messages.at(-1)).toEqual({
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '21 degrees in Rome' }],
     })
@@ -161,20 +176,24 @@ describe('Gemini adapter', () => {
   })
 
   it('drives a TurnRunner through a fake client (calls without ids get one)', async () => {
-    const bodies: any[] = []
+    const bodies: GeminiRequestBody[] = []
     const replies = [
       { candidates: [{ content: { parts: [{ functionCall: { name: 'weather', args: { city: 'Oslo' } } }] } }] },
       { candidates: [{ content: { parts: [{ text: 'Mild.' }] } }] },
     ]
     const runner = new TurnRunner({
-      model: geminiModel(async (body) => (bodies.push(structuredClone(body)), replies.shift()!)),
+      model: geminiModel(async (body) => {
+        bodies.push(structuredClone(body))
+        return replies.shift()!
+      }),
       tools: [weather],
     })
     const result = await runner.run('Oslo?')
     expect(result.text).toBe('Mild.')
-    expect(bodies[0].tools[0].functionDeclarations[0]).toMatchObject({ name: 'weather', parameters: { type: 'OBJECT' } })
-    const response = bodies[1].contents.at(-1).parts[0].functionResponse
+    expect(bodies[0]?.tools?.[0]?.functionDeclarations[0]).toMatchObject({ name: 'weather', parameters: { type: 'OBJECT' } })
+    const part = bodies[1]?.contents.at(-1)?.parts[0]
+    const response = part !== undefined && 'functionResponse' in part ? part.functionResponse : undefined
     expect(response).toMatchObject({ name: 'weather', response: { output: '21 degrees in Oslo' } })
-    expect(response.id).toBe(result.toolCalls[0]!.id)
+    expect(response?.id).toBe(result.toolCalls[0]!.id)
   })
 })

@@ -194,7 +194,10 @@ describe.each(stores)('turn checkpoints in %s', (store) => {
 
         let saw: Message[] = []
         const resumed = await new TurnRunner({
-          model: async ({ messages }) => ((saw = messages), { text: 'ok' }),
+          model: async ({ messages }) => {
+            saw = messages
+            return { text: 'ok' }
+          },
           tools,
           journal,
           ...(checkpointKey ? { checkpointKey } : {}),
@@ -233,7 +236,10 @@ describe.each(stores)('turn checkpoints in %s', (store) => {
       await expect(new TurnRunner({ model: scriptedModel([answer]), tools, journal: failing, identity }).run('write')).rejects.toThrow(/database gone/)
       expect(readFileSync(join(dir, 'gone.txt'), 'utf8')).toBe(CONTENT)
       let saw: Message[] = []
-      const resumed = await new TurnRunner({ model: async ({ messages }) => ((saw = messages), { text: 'checked' }), tools, journal }).resume('ckpt-run')
+      const resumed = await new TurnRunner({ model: async ({ messages }) => {
+        saw = messages
+        return { text: 'checked' }
+      }, tools, journal }).resume('ckpt-run')
       expect(resumed.text).toBe('checked')
       expect(saw.at(-1)!.content).toMatch(/^TOOL_OUTCOME_UNKNOWN: write \{"contentBytes":32,"contentHash":"[0-9a-f]{64}","path":"gone.txt"\} was started at /)
       expect(raw()).not.toContain(CONTENT)
@@ -290,7 +296,10 @@ describe('reading a chain back', () => {
     appendFileSync(file, torn.slice(0, 60))
     const echo = echoTool()
     let saw: Message[] = []
-    const resumed = await new TurnRunner({ model: async ({ messages }) => ((saw = messages), { text: 'done' }), tools: [echo], journal }).resume('ckpt-run')
+    const resumed = await new TurnRunner({ model: async ({ messages }) => {
+      saw = messages
+      return { text: 'done' }
+    }, tools: [echo], journal }).resume('ckpt-run')
     expect(resumed.text).toBe('done')
     expect(saw.map((m) => [m.role, m.content])).toEqual([
       ['user', 'echo thrice'],

@@ -9,7 +9,6 @@ import {
   JsonlJournal,
   SqliteJournal,
   outputToJson,
-  sha256Hex,
   type ToolCallJournal,
   type ToolCallRow,
 } from '../../lib/index.js'

@@ -59,7 +59,10 @@ describe('PostgresJournal turn checkpoints', () => {
       expect(await rowsText(journal.schema)).not.toContain(CONTENT)
       let saw: Message[] = []
       const resumed = await new TurnRunner({
-        model: async ({ messages }) => ((saw = messages), { text: 'notes taken' }),
+        model: async ({ messages }) => {
+          saw = messages
+          return { text: 'notes taken' }
+        },
         tools: [createTools({ rootDir: dir }).write],
         journal,
         ...(checkpointKey ? { checkpointKey } : {}),

@@ -232,7 +232,7 @@ describe('PostgresJournal across processes', () => {
     const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: { text: string; tools: Message[] } | undefined; stderr: string }>(
       (resolve) =>
         child.on('close', (code, signal) => {
-          let out
+          let out: { text: string; tools: Message[] } | undefined
           try {
             out = JSON.parse(stdout)
           } catch {

@@ -31,7 +31,7 @@ interface Span {
 }
 
 /** A tool that sleeps, logging when it ran. */
-function slowTool(name: string, spans: Span[], options: { sideEffect?: boolean; ms?: (args: any) => number } = {}) {
+function slowTool(name: string, spans: Span[], options: { sideEffect?: boolean; ms?: (args: { id: string; ms?: number }) => number } = {}) {
   return defineTool({
     name,
     schema: validator.object({ id: validator.string().required(), ms: validator.number() }),
@@ -220,7 +220,10 @@ describe('TurnRunner loop', () => {
   it('describes tools with their JSON Schema and flags', async () => {
     let request: ModelRequest | undefined
     const runner = new TurnRunner({
-      model: (r) => ((request = r), { text: 'ok' }),
+      model: (r) => {
+        request = r
+        return { text: 'ok' }
+      },
       tools: [slowTool('w', [], { sideEffect: true })],
     })
     await runner.run('go')
@@ -353,7 +356,10 @@ describe('TurnRunner spooling', () => {
       model: scriptedModel([
         { toolCalls: [{ id: 'b', name: 'big', args: {} }] },
         { text: 'ok' },
-        (request) => ((offered = request.tools.map((t) => t.name)), { text: 'forked' }),
+        (request) => {
+          offered = request.tools.map((t) => t.name)
+          return { text: 'forked' }
+        },
       ]),
       tools: [bigLog],
     })
@@ -540,7 +546,10 @@ describe('TurnRunner retries and journal', () => {
     let firstRequest: ModelRequest | undefined
     const events: TurnEvent[] = []
     const second = new TurnRunner({
-      model: scriptedModel([(request) => ((firstRequest = request), callEmail), { text: 'done' }]),
+      model: scriptedModel([(request) => {
+        firstRequest = request
+        return callEmail
+      }, { text: 'done' }]),
       tools: [sendEmail, lookup],
       journal,
       identity: { ...identity, attempt: 2 },

@@ -36,7 +36,10 @@ describe('TurnRunner inputs', () => {
     let offered: string[] = []
     const runner = new TurnRunner({
       model: scriptedModel([
-        (request) => ((offered = request.tools.map((t) => t.name)), { toolCalls: [{ id: '1', name: 'read', args: { path: 'a.txt' } }] }),
+        (request) => {
+          offered = request.tools.map((t) => t.name)
+          return { toolCalls: [{ id: '1', name: 'read', args: { path: 'a.txt' } }] }
+        },
       ]),
       tools: createTools({ rootDir: root }),
     })
@@ -48,14 +51,20 @@ describe('TurnRunner inputs', () => {
   it('offers only the visible tools of a ToolRegistry', async () => {
     const registry = new ToolRegistry([echo, secret]).hide('secret')
     let offered: string[] = []
-    const runner = new TurnRunner({ model: (r) => ((offered = r.tools.map((t) => t.name)), { text: '' }), tools: registry })
+    const runner = new TurnRunner({ model: (r) => {
+      offered = r.tools.map((t) => t.name)
+      return { text: '' }
+    }, tools: registry })
     await runner.run('x')
     expect(offered).toEqual(['echo'])
   })
 
   it('lets a run narrow the tools with allowTools', async () => {
     let offered: string[] = []
-    const runner = new TurnRunner({ model: (r) => ((offered = r.tools.map((t) => t.name)), { text: '' }), tools: [echo, secret] })
+    const runner = new TurnRunner({ model: (r) => {
+      offered = r.tools.map((t) => t.name)
+      return { text: '' }
+    }, tools: [echo, secret] })
     await runner.run('x', { allowTools: ['secret'] })
     expect(offered).toEqual(['secret'])
   })
@@ -71,7 +80,10 @@ describe('TurnRunner inputs', () => {
           request.tools[0]!.name = 'renamed'
           return { toolCalls: [{ id: '1', name: 'echo', args: { text: 'hi' } }] }
         },
-        (request) => (requests.push(request), { text: 'ok' }),
+        (request) => {
+          requests.push(request)
+          return { text: 'ok' }
+        },
       ]),
       tools: [echo],
     })

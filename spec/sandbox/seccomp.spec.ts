@@ -27,7 +27,7 @@ function seccompData(nr: number, arch: number, args: readonly bigint[] = []): Da
   const view = new DataView(new ArrayBuffer(64))
   view.setUint32(0, nr >>> 0, true)
   view.setUint32(4, arch >>> 0, true)
-  args.forEach((value, index) => view.setBigUint64(16 + index * 8, BigInt.asUintN(64, value), true))
+  for (const [index, value] of args.entries()) view.setBigUint64(16 + index * 8, BigInt.asUintN(64, value), true)
   return view
 }
 

@@ -90,7 +90,7 @@ describe('grep', () => {
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(2000)
     expect(out).toMatch(/\n\[… \d+ bytes truncated …\]$/)
     const kept = out.slice(0, out.lastIndexOf('\n[…')).split('\n')
-    kept.forEach((line, i) => expect(line).toBe(`many.txt:${i + 1}:match ${i}`))
+    for (const [i, line] of kept.entries()) expect(line).toBe(`many.txt:${i + 1}:match ${i}`)
   })
 
   it('enforces the timeout', async () => {
@@ -130,7 +130,7 @@ describe('grep', () => {
       expect(out).toMatch(/\n\[… \d+ bytes truncated …\]$/)
       const kept = out.slice(0, out.lastIndexOf('\n[…')).split('\n')
       expect(kept.length).toBeGreaterThan(10)
-      kept.forEach((line, i) => expect(line).toBe(`${rel}/x.txt:${i + 1}:hit ${i}`))
+      for (const [i, line] of kept.entries()) expect(line).toBe(`${rel}/x.txt:${i + 1}:hit ${i}`)
     }
   })
 

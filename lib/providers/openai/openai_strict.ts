@@ -151,7 +151,7 @@ function checkLimits(schema: JsonSchema, tool: string): void {
       refuse(path, `at most ${L.maxTotalStringLength} characters of names and enum values`, `the names and values reach ${chars} characters`)
     }
     if (isPlainObject(node.items)) visit(node.items, `${path}/items`, level)
-    if (Array.isArray(node.anyOf)) node.anyOf.forEach((m, i) => visit(m, `${path}/anyOf/${i}`, depth))
+    if (Array.isArray(node.anyOf)) for (const [i, m] of node.anyOf.entries()) visit(m, `${path}/anyOf/${i}`, depth)
   }
   visit(schema, '#', 0)
 }

@@ -365,14 +365,14 @@ function lexicalParts(scope: PathScope, root: string, input: string): string[] {
   if (path.isAbsolute(input)) {
     const normalised = path.resolve(input)
     const base = [root, path.resolve(scope.rootDir)].find((candidate) => isInside(candidate, normalised))
-    if (base === undefined) throw escape(input, 'is an absolute path outside the sandbox root')
+    if (base === undefined) throw pathEscape(input, 'is an absolute path outside the sandbox root')
     relative = path.relative(base, normalised)
   } else {
     const normalised = path.resolve(root, input)
     const below = relativeBelow(root, normalised)
     if (below !== undefined) relative = below === '.' ? '' : below
     else {
-      if (!isInside(root, normalised)) throw escape(input, 'climbs out of the sandbox root with ".."')
+      if (!isInside(root, normalised)) throw pathEscape(input, 'climbs out of the sandbox root with ".."')
       relative = path.relative(root, normalised)
     }
   }
@@ -386,7 +386,7 @@ function lexicalParts(scope: PathScope, root: string, input: string): string[] {
 async function followLink(input: string, root: string, link: string): Promise<string | undefined> {
   try {
     const target = await realpath(link)
-    if (!isInside(root, target)) throw escape(input, 'goes through a symbolic link that points outside the sandbox root')
+    if (!isInside(root, target)) throw pathEscape(input, 'goes through a symbolic link that points outside the sandbox root')
     return target
   } catch (error) {
     const errno = errnoCode(error)
@@ -395,7 +395,7 @@ async function followLink(input: string, root: string, link: string): Promise<st
       const text = await readlink(link).catch(() => '')
       const lexical = path.resolve(path.dirname(link), text)
       if (!isInside(root, lexical)) {
-        throw escape(input, 'goes through a dangling symbolic link that points outside the sandbox root')
+        throw pathEscape(input, 'goes through a dangling symbolic link that points outside the sandbox root')
       }
       return undefined
     }
@@ -466,7 +466,7 @@ export function relativeOf(root: string, absolute: string): string {
   return path.relative(root, absolute) || '.'
 }
 
-function escape(input: string, why: string): E_TOOL_PATH_ESCAPE {
+function pathEscape(input: string, why: string): E_TOOL_PATH_ESCAPE {
   return new E_TOOL_PATH_ESCAPE(`${JSON.stringify(input)} ${why}; only paths inside the sandbox root are allowed`, {
     details: { path: input },
   })

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { lstatSync, readdirSync, type Dirent } from 'node:fs'
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs'
 import { looksLikeGitDirectory, type ProtectedMatch, type ProtectedPaths } from './protected_paths.js'
 
 /**
@@ -157,7 +157,7 @@ export class ProtectedScanner {
 
   /** The folder's listing: the cached one while the folder is unchanged, else read now. */
   #listing(absolute: string, relative: string): Listing | undefined {
-    let stats
+    let stats: Stats | undefined
     try {
       stats = lstatSync(absolute, { throwIfNoEntry: false })
     } catch {

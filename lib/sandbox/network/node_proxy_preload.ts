@@ -87,7 +87,9 @@ export function nodeProxyPreloadFile(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'toolsmith-proxy-'))
   const file = path.join(dir, 'node-proxy.cjs')
   writeFileSync(file, NODE_PROXY_PRELOAD_SOURCE, { mode: 0o644 })
-  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+  if (dirs.length === 0) process.once('exit', () => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true })
+    })
   dirs.push(dir)
   written = file
   return file

@@ -74,13 +74,13 @@ function mounts(): Mount[] {
     const fields = left.split(' ')
     const [type, , superOptions] = right.split(' ')
     if (type !== 'cgroup' && type !== 'cgroup2') continue
-    found.push({ root: unescape(fields[3] ?? '/'), point: unescape(fields[4] ?? ''), type, options: (superOptions ?? '').split(',') })
+    found.push({ root: unescapeOctal(fields[3] ?? '/'), point: unescapeOctal(fields[4] ?? ''), type, options: (superOptions ?? '').split(',') })
   }
   return found
 }
 
 /** mountinfo escapes space, tab, newline and backslash as octal. */
-function unescape(text: string): string {
+function unescapeOctal(text: string): string {
   return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)))
 }
 

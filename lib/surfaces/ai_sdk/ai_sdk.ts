@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { SpooledArtifact } from '../../artifacts/spooled_artifact.js'
 import type { DispatchContext } from '../../core/dispatch_context.js'
 import type { Tool } from '../../core/tool.js'
 import { toolList, type ToolCollection } from '../../core/tool_collection.js'

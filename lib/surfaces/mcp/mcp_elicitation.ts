@@ -50,7 +50,7 @@ export function elicitationApprover(server: Server): Approver {
     } finally {
       linked?.release()
     }
-    const remember = result.action === 'accept' && result.content?.['remember'] === true
+    const remember = result.action === 'accept' && result.content?.remember === true
     return {
       decision: result.action === 'accept' ? 'allow' : 'deny',
       approver: 'mcp-elicitation',

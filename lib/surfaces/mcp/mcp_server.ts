@@ -7,7 +7,6 @@
 import { traceContextFromMeta } from '../../telemetry/trace_context.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { CallToolResult, JSONRPCRequest, ListToolsResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js'
-import type { SpooledArtifact } from '../../artifacts/spooled_artifact.js'
 import { createDispatchContext, type DispatchContext } from '../../core/dispatch_context.js'
 import type { Tool } from '../../core/tool.js'
 import { toolList, type ToolCollection } from '../../core/tool_collection.js'

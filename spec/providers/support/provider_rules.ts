@@ -19,7 +19,7 @@ function walk(node: unknown, path: string, visit: (node: Node, path: string) => 
     walk(node[key], `${path}/${key}`, visit)
   }
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) {
-    if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((n, i) => walk(n, `${path}/${key}/${i}`, visit))
+    if (Array.isArray(node[key])) for (const [i, n] of (node[key] as unknown[]).entries()) walk(n, `${path}/${key}/${i}`, visit)
   }
   for (const key of ['properties', '$defs', 'patternProperties']) {
     if (isObject(node[key])) for (const [k, v] of Object.entries(node[key] as Node)) walk(v, `${path}/${key}/${k}`, visit)
@@ -104,7 +104,10 @@ export function geminiViolations(parameters: Node | undefined): string[] {
   const out: string[] = []
   if (parameters.type !== 'OBJECT') out.push(`gemini: root type must be OBJECT (got ${JSON.stringify(parameters.type)})`)
   const visit = (node: unknown, path: string): void => {
-    if (!isObject(node)) return out.push(`gemini: ${path}: not a schema object`) as unknown as void
+    if (!isObject(node)) {
+      out.push(`gemini: ${path}: not a schema object`)
+      return
+    }
     for (const key of Object.keys(node)) if (!GEMINI_FIELDS.has(key)) out.push(`gemini: ${path}: field ${key} is not in Schema`)
     if (node.type === undefined && !Array.isArray(node.anyOf)) out.push(`gemini: ${path}: type must be specified`)
     if (node.type !== undefined && !GEMINI_TYPES.has(node.type as string)) out.push(`gemini: ${path}: type ${JSON.stringify(node.type)}`)
@@ -118,7 +121,7 @@ export function geminiViolations(parameters: Node | undefined): string[] {
     for (const key of COUNTS) if (node[key] !== undefined && typeof node[key] !== 'string') out.push(`gemini: ${path}: ${key} must be a string (int64)`)
     if (node.type === 'ARRAY' && node.items === undefined) out.push(`gemini: ${path}: items: missing field`)
     if (node.items !== undefined) visit(node.items, `${path}/items`)
-    if (Array.isArray(node.anyOf)) node.anyOf.forEach((m, i) => visit(m, `${path}/anyOf/${i}`))
+    if (Array.isArray(node.anyOf)) for (const [i, m] of node.anyOf.entries()) visit(m, `${path}/anyOf/${i}`)
     if (node.properties !== undefined) {
       for (const [key, value] of Object.entries(node.properties as Node)) {
         if (!GEMINI_KEY.test(key)) out.push(`gemini: ${path}: property key ${JSON.stringify(key)} breaks ${GEMINI_KEY}`)
