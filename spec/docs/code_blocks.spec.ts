@@ -23,7 +23,9 @@ import type * as T from 'toolsmith'
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import type { ModelMessage } from 'ai'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 declare global {
+  const client: Client
   const weather: T.Tool
   const forecast: T.Tool
   const ctx: T.DispatchContext
