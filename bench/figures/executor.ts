@@ -11,18 +11,28 @@ import { oneShotSha256 } from '../floors.js'
 import { interleave, metric, timed } from '../harness.js'
 import { makeRow, type Figure } from '../figure.js'
 
-const ARGS = { path: 'src/index.ts', limit: 42, recursive: true }
+/** The three small args both executor figures call with. */
+export const ARGS = { path: 'src/index.ts', limit: 42, recursive: true }
+
+/** The no-op tool both executor figures call (`executor`, `span`), and its schema for the baseline. */
+export function noopTool(): { tool: Tool; inputSchema: ReturnType<typeof noopSchema> } {
+  const inputSchema = noopSchema()
+  return { tool: new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' }), inputSchema }
+}
+
+function noopSchema() {
+  return validator.object({
+    path: validator.string().required(),
+    limit: validator.number().integer().required(),
+    recursive: validator.boolean().required(),
+  })
+}
 
 export const executorFigure: Figure = {
   id: 'executor',
   title: 'executor(ctx) on a no-op tool, 3 small args',
   async run(config) {
-    const inputSchema = validator.object({
-      path: validator.string().required(),
-      limit: validator.number().integer().required(),
-      recursive: validator.boolean().required(),
-    })
-    const tool = new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' })
+    const { tool, inputSchema } = noopTool()
     const execute = tool.executor(createDispatchContext())
     if ((await execute(ARGS)) !== 'ok') throw new Error('no-op tool did not return "ok"')
     const reps = config.quick ? 2_000 : 5_000

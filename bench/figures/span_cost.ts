@@ -11,23 +11,17 @@
 import { context, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { Tool, createDispatchContext, validator } from '../../lib/index.js'
+import { createDispatchContext } from '../../lib/index.js'
+import { ARGS, noopTool } from './executor.js'
 import { interleave, metric, timed } from '../harness.js'
 import { makeRow, pairedMedianDifference, type Figure } from '../figure.js'
 import { summarize } from '../stats.js'
-
-const ARGS = { path: 'src/index.ts', limit: 42, recursive: true }
 
 export const spanCostFigure: Figure = {
   id: 'span',
   title: 'execute_tool span with a registered tracer provider: µs added per call',
   async run(config) {
-    const inputSchema = validator.object({
-      path: validator.string().required(),
-      limit: validator.number().integer().required(),
-      recursive: validator.boolean().required(),
-    })
-    const tool = new Tool({ name: 'noop', description: 'does nothing', inputSchema, handler: () => 'ok' })
+    const { tool } = noopTool()
     const execute = tool.executor(createDispatchContext())
     const exporter = new InMemorySpanExporter()
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
