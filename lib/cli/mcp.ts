@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { createMcpServer } from '../surfaces/mcp/mcp_server.js'
-import { McpStdioServerTransport } from '../surfaces/mcp/mcp_stdio_transport.js'
+import { serveMcpStdio } from '../surfaces/mcp/mcp_stdio_serve.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
 import { commandJournal } from './journal_option.js'
@@ -29,7 +28,11 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
   // No approver of its own: `ask` goes to the client by elicitation, or is denied.
   const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'mcp')
   const opened = commandJournal(parsed, 'mcp')
-  const server = createMcpServer(Object.values(tools), {
+  // Not the SDK's StdioServerTransport: that one leaves malformed lines
+  // unanswered and closes (exit 0, silently) on a line over 10 MiB.
+  const serving = serveMcpStdio(Object.values(tools), {
+    stdin: io.stdin,
+    stdout: io.stdout,
     ...(permissions ? { permissions } : {}),
     ...(opened ? { journal: opened.journal } : {}),
     name: 'toolsmith',
@@ -41,19 +44,16 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
       'Files are read, written and searched inside one sandbox directory; bash runs an executable with arguments ' +
       '(no shell) in that directory.',
   })
-  // Not the SDK's StdioServerTransport: that one leaves malformed lines
-  // unanswered and closes (exit 0, silently) on a line over 10 MiB.
-  const transport = new McpStdioServerTransport(io.stdin, io.stdout)
+  const { transport } = serving
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve
+    void serving.closed.then(resolve)
     // Input ended: answer every request already read, then exit.
     io.stdin.once('end', () => void transport.settled().then(resolve))
     process.once('SIGTERM', resolve)
     process.once('SIGINT', resolve)
   })
-  await server.connect(transport)
   await closed
-  await server.close().catch(() => undefined)
+  await serving.close().catch(() => undefined)
   await opened?.close()
   return 0
 }

@@ -7,6 +7,8 @@ export {
   createMcpServer,
   type McpServerOptions,
 } from '../surfaces/mcp/mcp_server.js'
+export { serveMcpStdio, type McpStdioServeOptions, type McpStdioServing } from '../surfaces/mcp/mcp_stdio_serve.js'
+export { MCP_APPROVAL_INPUT_KEY } from '../surfaces/mcp/mcp_elicitation.js'
 export {
   McpStdioServerTransport,
   type McpStdioServerTransportOptions,
