@@ -69,7 +69,10 @@ export function clientApproval(server: Server, extra: ServerContext, inputEnded?
 /** The 2025 way: ask with `elicitation/create` while the call waits. */
 function pushApprover(server: Server, inputEnded: AbortSignal | undefined): Approver {
   return async (request: ApprovalRequest): Promise<ApprovalResponse> => {
-    if (!asksForms(server.getClientCapabilities()?.elicitation)) return notSupported()
+    const capabilities = server.getClientCapabilities()
+    // A 2025 client over stateless HTTP: this instance never saw its initialize, and has no way back to it.
+    if (capabilities === undefined) return noChannel()
+    if (!asksForms(capabilities.elicitation)) return notSupported()
     // A transport that knows when the client's input ended (toolsmith's
     // stdio transport) ends the wait there: no answer can come any more, and
     // the SDK would otherwise wait for its request timeout (60 s).
@@ -120,6 +123,14 @@ function form(request: ApprovalRequest): ElicitRequestFormParams {
 
 function notSupported(): ApprovalResponse {
   return { decision: 'deny', approver: 'none', note: 'the MCP client does not support elicitation, so nobody could be asked' }
+}
+
+function noChannel(): ApprovalResponse {
+  return {
+    decision: 'deny',
+    approver: 'none',
+    note: 'the MCP client could not be asked: a 2025-revision client served over stateless HTTP has no channel for the question (a 2026-07-28 client, or stdio, can answer)',
+  }
 }
 
 function clientGone(): ApprovalResponse {
