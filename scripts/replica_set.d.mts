@@ -58,5 +58,7 @@ export function toolsmithCommand(from?: 'dist' | 'source'): string[]
 export function freePort(): Promise<number>
 /** The generated HAProxy configuration. */
 export function haproxyConfig(options: { port: number; replicaPorts: number[] }): string
+/** An embedded PostgreSQL on 127.0.0.1 (data under `dir`, or a temp folder `stop` removes). */
+export function startEmbeddedPostgres(dir?: string): Promise<{ url: string; stop(): Promise<void> }>
 /** Start PostgreSQL (unless given), the replicas and HAProxy. */
 export function startReplicas(options?: ReplicaSetOptions): Promise<ReplicaSet>

