@@ -144,10 +144,16 @@ function startChild(name, argv, env, log) {
   let stderr = ''
   /** @type {string | undefined} */
   let exit
+  /** @type {((line: string) => void)[]} */
+  const watchers = []
   child.stderr.setEncoding('utf8')
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000)
-    for (const line of chunk.split('\n')) if (line.trim() !== '') log(`[${name}] ${line}`)
+    for (const line of chunk.split('\n')) {
+      if (line.trim() === '') continue
+      log(`[${name}] ${line}`)
+      for (const watch of watchers) watch(line)
+    }
   })
   const exited = new Promise((done) => {
     child.once('exit', (code, signal) => {
@@ -168,7 +174,28 @@ function startChild(name, argv, env, log) {
       // The group is already gone.
     }
   }
-  return { name, child, exited, whyExited: () => exit, signalGroup }
+  /**
+   * The first stderr line `pattern` matches (its first group).
+   *
+   * @param {RegExp} pattern
+   * @param {number} timeoutMs
+   * @returns {Promise<string>}
+   */
+  const announced = (pattern, timeoutMs) =>
+    new Promise((resolveLine, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms: ${stderr.trim()}`)), timeoutMs)
+      watchers.push((line) => {
+        const match = pattern.exec(line)
+        if (match === null) return
+        clearTimeout(timer)
+        resolveLine(match[1] ?? line)
+      })
+      void exited.then(() => {
+        clearTimeout(timer)
+        reject(new Error(`${name} ${exit}`))
+      })
+    })
+  return { name, child, exited, whyExited: () => exit, signalGroup, announced }
 }
 
 /**
@@ -244,15 +271,18 @@ export async function startReplicas(options = {}) {
     const migrate = spawnSync(command[0], [...command.slice(1), 'journal', 'migrate'], { env, encoding: 'utf8' })
     if (migrate.status !== 0) throw new Error(`toolsmith journal migrate failed: ${migrate.stderr || migrate.stdout}`)
 
-    const replicaPorts = []
-    for (let i = 0; i < count; i++) replicaPorts.push(await freePort())
-    const replicas = replicaPorts.map((port, i) => {
-      const argv = [...command, 'mcp', '--http', `${HOST}:${port}`, '--journal', 'postgres', '--root', root, ...(options.replicaArgs ?? [])]
-      const child = startChild(`replica${i + 1}`, argv, env, log)
-      children.push(child)
-      return { child, port }
-    })
-    await Promise.all(replicas.map(({ child, port }) => waitForHttp(`http://${HOST}:${port}/mcp`, child.whyExited, startTimeoutMs)))
+    // Port 0: each replica takes a free port and announces it on stderr
+    // (`toolsmith mcp: serving MCP on http://127.0.0.1:PORT/mcp`), so no two race for one.
+    const replicas = await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const argv = [...command, 'mcp', '--http', `${HOST}:0`, '--journal', 'postgres', '--root', root, ...(options.replicaArgs ?? [])]
+        const child = startChild(`replica${i + 1}`, argv, env, log)
+        children.push(child)
+        const url = await child.announced(/serving MCP on (http:\/\/\S+)/, startTimeoutMs)
+        return { child, port: Number(new URL(url).port) }
+      }),
+    )
+    const replicaPorts = replicas.map(({ port }) => port)
 
     const port = options.port ?? (await freePort())
     const config = join(work, 'haproxy.cfg')
