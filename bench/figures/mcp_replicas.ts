@@ -67,12 +67,15 @@ export const mcpReplicasFigure: Figure = {
         sets.set(replicas, set)
         clients.set(replicas, await connect(set.url))
       }
+      // The 1-replica set's replica without the balancer: what HAProxy adds.
+      const direct = await connect(sets.get(1)!.replicas[0]!.url)
+      clients.set(0, direct)
       const calls = config.quick ? 160 : 480
       const plan = { warmup: 1, samples: config.quick ? 3 : 9 }
       const read = (client: Client) => () => check(client.callTool({ name: 'read', arguments: { path: 'small.ts' } }))
       const batch = async (client: Client) => ({ ms: (await timed(() => pool(calls, read(client)))).ms })
       const throughput = await interleave(
-        { one: () => batch(clients.get(1)!), two: () => batch(clients.get(2)!), four: () => batch(clients.get(4)!) },
+        { direct: () => batch(direct), one: () => batch(clients.get(1)!), two: () => batch(clients.get(2)!), four: () => batch(clients.get(4)!) },
         plan,
       )
 
@@ -93,7 +96,7 @@ export const mcpReplicasFigure: Figure = {
       const claim = await interleave({ unkeyed: () => timed(bashTrue(false), reps), keyed: () => timed(bashTrue(true), reps) }, { warmup: 1, samples: config.quick ? 5 : 15 })
 
       const perSecond = (values: number[]) => Math.round(calls / (values.sort((a, b) => a - b)[values.length >> 1]! / 1000))
-      const values = { one: metric(throughput.one, 'ms'), two: metric(throughput.two, 'ms'), four: metric(throughput.four, 'ms') }
+      const values = { direct: metric(throughput.direct, 'ms'), one: metric(throughput.one, 'ms'), two: metric(throughput.two, 'ms'), four: metric(throughput.four, 'ms') }
       const via = `SDK v2 client → HAProxy roundrobin → toolsmith mcp --http (node --import tsx) --journal postgres://…`
       const row = (id: string, label: string, subject: number[], replicas: number): Row =>
         makeRow({
@@ -108,6 +111,17 @@ export const mcpReplicasFigure: Figure = {
           note: `ms per ${calls} calls; ≈ ${perSecond([...subject])} calls/s vs ${perSecond([...values.one])} calls/s with 1 replica, on ${availableParallelism()} cores`,
         })
       return [
+        makeRow({
+          id: 'mcp-replicas-balancer',
+          figure: `MCP over HTTP: ${calls} reads, ${CONCURRENCY} in flight, through HAProxy vs direct`,
+          subject: `1 replica: ${via}`,
+          baseline: 'the same replica, the client connected to it directly',
+          unit: 'ms',
+          subjectValues: values.one,
+          baselineValues: values.direct,
+          target: { kind: 'report' },
+          note: `ms per ${calls} calls; ≈ ${perSecond([...values.one])} calls/s through HAProxy vs ${perSecond([...values.direct])} calls/s direct`,
+        }),
         row('mcp-replicas-2', '2 replicas vs 1', values.two, 2),
         row('mcp-replicas-4', '4 replicas vs 1', values.four, 4),
         makeRow({
