@@ -23,7 +23,8 @@ import { isPlainObject } from '../../utils/guards.js'
 import { idempotencyKeyProblem, MCP_IDEMPOTENCY_KEY_META } from '../../providers/idempotency_key.js'
 import { dropOptionalNulls } from '../../providers/optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
-import { resolveMaxResultBytes, toolResultToText } from '../../providers/tool_result_text.js'
+import { resolveMaxResultBytes } from '../../providers/tool_result_text.js'
+import { toMcpCallResult } from './mcp_call_result.js'
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -212,7 +213,7 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     try {
       const args = given ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
-      return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
+      return await toMcpCallResult(tool, result, { maxBytes })
     } catch (error) {
       return { isError: true, content: [{ type: 'text', text: toolFailureText(error) }] }
     } finally {

@@ -1,0 +1,94 @@
+/**
+ * A tool's output schema: what its results are checked against, in one
+ * place for every surface (MCP's `structuredContent`, the AI SDK's typed
+ * output, provider definitions read the same schema).
+ *
+ * @module
+ */
+import { isStructuredToolResult, type StructuredToolResult, type ToolResult } from '../contracts/tool_result.js'
+import { E_INVALID_TOOL_OUTPUT } from '../exceptions.js'
+import { ValidationException, validator, withoutInputValues, type ObjectSchema } from '../validation.js'
+
+/**
+ * joi's defaults (conversion on): the result is code's output, not a
+ * model's, and a replay reads it back from JSON, where a `date()` is a
+ * string again; conversion makes both validate to the same value.
+ */
+const OUTPUT_OPTIONS = { abortEarly: false } as const
+
+/** What a result is, for the message when it is not a plain object. */
+function kindOf(result: unknown): string {
+  if (typeof result === 'string') return 'a string'
+  if (result instanceof Uint8Array) return 'bytes'
+  if (Array.isArray(result)) return 'an array'
+  if (result === null || result === undefined) return String(result)
+  if (typeof result === 'object') return `an instance of ${result.constructor?.name ?? 'a class'} (an artifact?)`
+  return `a ${typeof result}`
+}
+
+/**
+ * Check a handler's result against the tool's output schema.
+ *
+ * @remarks
+ * The result must be a plain object (MCP's `structuredContent` is one), so a
+ * string, bytes or an artifact fails here, whatever the schema says. joi's
+ * conversions and defaults apply; the converted value is what the call
+ * returns.
+ *
+ * @param toolName - The tool, named in the message.
+ * @param schema - The tool's output schema.
+ * @param result - What the handler returned.
+ * @returns The validated (converted) object.
+ * @throws {@link toolsmith/core!E_INVALID_TOOL_OUTPUT} naming every failing path.
+ * @internal
+ */
+export async function validateToolOutput(toolName: string, schema: ObjectSchema, result: unknown): Promise<StructuredToolResult> {
+  if (!isStructuredToolResult(result)) {
+    throw new E_INVALID_TOOL_OUTPUT(
+      `Tool "${toolName}" declares an output schema, so its handler must return a plain object matching it; it returned ${kindOf(result)}`,
+      { details: { toolName, issues: [{ path: '', message: `expected a plain object, got ${kindOf(result)}`, type: 'object.base' }] } },
+    )
+  }
+  try {
+    return (await schema.validateAsync(result, OUTPUT_OPTIONS)) as StructuredToolResult
+  } catch (caught) {
+    if (!validator.isError(caught)) throw caught
+    // The result may carry what the tool read (a token, a row): errors are logged and journaled, values are not.
+    const error = new ValidationException(withoutInputValues(caught))
+    throw new E_INVALID_TOOL_OUTPUT(`Tool "${toolName}" returned a result its output schema rejects: ${error.message}`, {
+      cause: error,
+      details: {
+        toolName,
+        issues: error.details.map((d) => ({ path: d.path.join('.'), message: d.message, type: d.type })),
+      },
+    })
+  }
+}
+
+/**
+ * A structured tool's result as it came back from the journal (a replayed
+ * call): the row holds its JSON text, so it is parsed and checked again.
+ * Anything else is returned as it is.
+ *
+ * @param toolName - The tool.
+ * @param schema - Its output schema.
+ * @param result - What the pipeline returned.
+ * @returns The structured result.
+ * @throws {@link toolsmith/core!E_INVALID_TOOL_OUTPUT} when the recorded text is no longer the object (a journal
+ *   cap cut it) or fails the schema.
+ * @internal
+ */
+export async function reviveToolOutput(toolName: string, schema: ObjectSchema, result: ToolResult): Promise<ToolResult> {
+  if (typeof result !== 'string') return result
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(result)
+  } catch {
+    throw new E_INVALID_TOOL_OUTPUT(
+      `Tool "${toolName}": the recorded result of this call is not the JSON object its output schema needs ` +
+        "(the journal's maxOutputBytes may have cut it); raise the cap or call with a new key",
+      { details: { toolName, issues: [] } },
+    )
+  }
+  return validateToolOutput(toolName, schema, parsed)
+}
