@@ -42,8 +42,8 @@ interface ArtifactLike {
  * streamed (through `scan`, each line itself capped) until the budget is
  * spent. Whatever was cut ends with a line `[… N bytes truncated …]`, `N`
  * being the bytes not shown. An object with only `asString()` is read with it
- * and then cut; a plain object (a structured result) is its JSON, cut like
- * text; anything else is `String(value)`.
+ * and then cut; any other plain object (a structured result) is its JSON, cut
+ * like text; anything else is `String(value)`.
  *
  * @param result - What `tool.executor(ctx)(args)` resolved to.
  * @param options - The byte cap.
@@ -60,10 +60,10 @@ export async function toolResultToText(result: ToolResult, options: ToolResultTe
   if (typeof result === 'string') return capText(result, maxBytes)
   if (result instanceof Uint8Array) return capBytes(result, maxBytes)
   if (isArtifactLike(result)) return artifactText(result, maxBytes)
-  // A structured result (a tool with an output schema) is read as its JSON, as MCP's text block carries it.
-  if (isStructuredToolResult(result)) return capText(JSON.stringify(result), maxBytes)
   const asString = (result as { asString?: unknown } | null)?.asString
   if (typeof asString === 'function') return capText(String(await asString.call(result)), maxBytes)
+  // A structured result (a tool with an output schema) is read as its JSON, as MCP's text block carries it.
+  if (isStructuredToolResult(result)) return capText(JSON.stringify(result), maxBytes)
   return capText(String(result), maxBytes)
 }
 
