@@ -19,6 +19,7 @@ import {
   SpooledArtifact,
   SqliteJournal,
   Tool,
+  TurnRunner,
   createDispatchContext,
   createMcpServer,
   toAiSdkTools,
@@ -30,6 +31,7 @@ import {
   toOpenAIResponsesTool,
   toOpenAITool,
   toolResultToText,
+  scriptedModel,
   validator,
   type ToolCollection,
 } from '../../lib/index.js'
@@ -113,6 +115,17 @@ describe('a tool with an output schema', () => {
       await client.close()
       journal.close()
     }
+  })
+})
+
+describe('the turn runner', () => {
+  it("sends the model the validated object's JSON", async () => {
+    const runner = new TurnRunner({
+      model: scriptedModel([{ toolCalls: [{ id: 'c1', name: 'forecast', args: { city: 'Oslo' } }] }, { text: 'done' }]),
+      tools: [createForecastTool()],
+    })
+    const { messages } = await runner.run('weather in Oslo?')
+    expect(messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'c1', content: JSON.stringify(OSLO) })
   })
 })
 
