@@ -22,6 +22,7 @@ import {
   TurnRunner,
   createDispatchContext,
   createMcpServer,
+  defineTool,
   toAiSdkTools,
   toAnthropicTool,
   toGeminiFunctionDeclaration,
@@ -62,6 +63,14 @@ describe('a tool with an output schema', () => {
     expect(validator.build(described.outputSchema!).validate({ city: 'x', tempC: 1, conditions: 'rain' }).error).toBeUndefined()
     // A tool without one describes none.
     expect('outputSchema' in createTicketTool().describe()).toBe(false)
+    const defined = defineTool({
+      name: 'sum',
+      schema: validator.object({ a: validator.number(), b: validator.number() }),
+      outputSchema: validator.object({ sum: validator.number().required() }),
+      execute: ({ a, b }: { a: number; b: number }) => ({ sum: String(a + b) }),
+    })
+    // joi's conversions apply: the numeric string comes back a number.
+    await expect(defined.executor(createDispatchContext())({ a: 1, b: 2 })).resolves.toEqual({ sum: 3 })
   })
 
   it('fails an invalid result with E_INVALID_TOOL_OUTPUT naming the path, and a non-object result too', async () => {
