@@ -14,7 +14,12 @@ import { toolResultToText, type ToolResultTextOptions } from '../../providers/to
  */
 export type McpCallResult = {
   /** One text block: the result's text (for a structured result, its JSON), capped at `maxBytes`. */
-  content: { type: 'text'; text: string }[]
+  content: {
+    /** Always `'text'`. */
+    type: 'text'
+    /** The text. */
+    text: string
+  }[]
   /** The validated result, for a tool with an output schema; never capped. */
   structuredContent?: StructuredToolResult
 }
