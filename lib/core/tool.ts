@@ -344,13 +344,17 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
       // A validator that broke (not bad args): recorded like any failed call.
       return await failCall(ctx, this.name, args, error)
     }
-    return this.#revived(runCall(this, ctx, prepared, this.#starter))
+    return this.#revived(ctx, runCall(this, ctx, prepared, this.#starter))
   }
 
-  /** A replayed structured result comes back as the JSON text its row holds: parsed and checked again. */
-  #revived(pending: Promise<ToolResult>): Promise<ToolResult> {
+  /**
+   * With a journal, a result may not come from this run's handler: a replay
+   * brings the JSON text its row holds, a `reconcile` hook an object of its
+   * own. Either is parsed and checked like a handler's result.
+   */
+  #revived(ctx: DispatchContext, pending: Promise<ToolResult>): Promise<ToolResult> {
     const schema = this.outputSchema
-    if (schema === undefined) return pending
+    if (schema === undefined || ctx.journal === undefined) return pending
     return pending.then((result) => reviveToolOutput(this.name, schema, result))
   }
 
@@ -360,7 +364,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
         details: { toolName: this.name, issues: [] },
       })
     }
-    return this.#revived(runCall(this, ctx, prepared, this.#starter))
+    return this.#revived(ctx, runCall(this, ctx, prepared, this.#starter))
   }
 
   /** {@link Tool.#start} bound once per tool: the pipeline's way to the gate, events and handler. */

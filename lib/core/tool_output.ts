@@ -66,9 +66,10 @@ export async function validateToolOutput(toolName: string, schema: ObjectSchema,
 }
 
 /**
- * A structured tool's result as it came back from the journal (a replayed
- * call): the row holds its JSON text, so it is parsed and checked again.
- * Anything else is returned as it is.
+ * A structured tool's result as a journaled call returns it: a replay's is
+ * the JSON text its row holds, parsed and checked again; a `reconcile`
+ * hook's is an object, checked (checking a value the handler's check
+ * already converted gives it back unchanged).
  *
  * @param toolName - The tool.
  * @param schema - Its output schema.
@@ -79,7 +80,7 @@ export async function validateToolOutput(toolName: string, schema: ObjectSchema,
  * @internal
  */
 export async function reviveToolOutput(toolName: string, schema: ObjectSchema, result: ToolResult): Promise<ToolResult> {
-  if (typeof result !== 'string') return result
+  if (typeof result !== 'string') return validateToolOutput(toolName, schema, result)
   let parsed: unknown
   try {
     parsed = JSON.parse(result)

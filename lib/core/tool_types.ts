@@ -168,7 +168,8 @@ export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Ar
    * handler returns a plain object; the call returns it validated (joi's
    * conversions and defaults applied) or fails with `E_INVALID_TOOL_OUTPUT`.
    * MCP sends it as `structuredContent`, the AI SDK as the tool's output.
-   * Excludes `artifactConstructor`.
+   * A result replayed from a journal, or given by `reconcile`, is checked
+   * too. Excludes `artifactConstructor`.
    */
   outputSchema?: ObjectSchema
   /** The artifact class for this tool's results, as a thunk. */

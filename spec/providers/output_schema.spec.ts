@@ -20,6 +20,7 @@ import {
   SqliteJournal,
   Tool,
   TurnRunner,
+  createCallContext,
   createDispatchContext,
   createMcpServer,
   defineTool,
@@ -124,6 +125,38 @@ describe('a tool with an output schema', () => {
       await client.close()
       journal.close()
     }
+  })
+
+  it("checks a reconcile hook's result against the output schema too", async () => {
+    const journal = new SqliteJournal(join(trackedMkdtemp(join(tmpdir(), 'toolsmith-output-')), 'j.db'))
+    const tool = new Tool({
+      name: 'book',
+      description: 'Book a table',
+      inputSchema: validator.object({ table: validator.number().required() }),
+      outputSchema: validator.object({ booking: validator.string().required() }),
+      sideEffect: true,
+      idempotent: false,
+      handler: async (_args, _ctx, _meta, _call) => ({ booking: 'B-1' }),
+      // The lost run's effect happened; what it tells is not what the schema says.
+      reconcile: () => ({ applied: true, result: { booking: 42 } }),
+    })
+    const ctx = createCallContext(createDispatchContext({ journal }), { toolCallId: 'x', idempotencyScope: 'dinner' })
+    const prepared = await tool.executor(ctx).prepare({ table: 4 })
+    await journal.claim({
+      claimKey: prepared.idempotencyKey,
+      owner: 'elsewhere:1234:dead',
+      leaseMs: 1,
+      flags: { sideEffect: true, idempotent: false },
+      row: {
+        runId: 'old', nodeId: 'call', iteration: 0, attempt: 1, seq: 0, toolName: 'book', inputJson: '{"table":4}', outputJson: null,
+        startedAtMs: 1_700_000_000_000, finishedAtMs: 1_700_000_000_000, status: 'error', errorJson: null,
+        callId: prepared.callId, idempotencyKey: prepared.idempotencyKey,
+      },
+    })
+    // The lease (1 ms) has to lapse on the store's clock.
+    for (let i = 0; i < 100 && !(await journal.getClaim(prepared.idempotencyKey))?.leaseExpired; i++) await new Promise((r) => setTimeout(r, 10))
+    await expect(tool.executor(ctx)({ table: 4 })).rejects.toMatchObject({ code: 'E_INVALID_TOOL_OUTPUT', details: { issues: [{ path: 'booking' }] } })
+    journal.close()
   })
 })
 
