@@ -85,11 +85,24 @@ export async function reviveToolOutput(toolName: string, schema: ObjectSchema, r
   try {
     parsed = JSON.parse(result)
   } catch {
-    throw new E_INVALID_TOOL_OUTPUT(
-      `Tool "${toolName}": the recorded result of this call is not the JSON object its output schema needs ` +
-        "(the journal's maxOutputBytes may have cut it); raise the cap or call with a new key",
-      { details: { toolName, issues: [] } },
-    )
+    throw notRecorded(toolName)
+  }
+  // A row over the journal's cap holds `{ truncated: true, bytes, preview }` instead of the result.
+  if (isStructuredToolResult(parsed) && parsed.truncated === true && typeof parsed.bytes === 'number' && !isTruncatedResult(schema, parsed)) {
+    throw notRecorded(toolName)
   }
   return validateToolOutput(toolName, schema, parsed)
+}
+
+/** Whether the schema itself accepts the envelope (a result with those very keys). */
+function isTruncatedResult(schema: ObjectSchema, value: unknown): boolean {
+  return schema.validate(value).error === undefined
+}
+
+function notRecorded(toolName: string): E_INVALID_TOOL_OUTPUT {
+  return new E_INVALID_TOOL_OUTPUT(
+    `Tool "${toolName}": the journal holds no whole result for this call (its maxOutputBytes cut it), ` +
+      'so it cannot be replayed as the object its output schema needs; raise the cap, or call with a new idempotency key',
+    { details: { toolName, issues: [] } },
+  )
 }

@@ -127,6 +127,20 @@ describe('a tool with an output schema', () => {
     }
   })
 
+  it("says so when the journal's cap cut the recorded result it would replay", async () => {
+    const journal = new SqliteJournal(join(trackedMkdtemp(join(tmpdir(), 'toolsmith-output-')), 'j.db'), { maxOutputBytes: 20 })
+    const runs: string[] = []
+    const tool = createForecastTool(runs)
+    const keyed = () => createCallContext(createDispatchContext({ journal }), { toolCallId: 'x', idempotencyScope: 'cut' })
+    await expect(tool.executor(keyed())({ city: 'Oslo' })).resolves.toEqual(OSLO)
+    await expect(tool.executor(keyed())({ city: 'Oslo' })).rejects.toMatchObject({
+      code: 'E_INVALID_TOOL_OUTPUT',
+      message: expect.stringContaining('the journal holds no whole result for this call (its maxOutputBytes cut it)'),
+    })
+    expect(runs).toEqual(['Oslo'])
+    journal.close()
+  })
+
   it("checks a reconcile hook's result against the output schema too", async () => {
     const journal = new SqliteJournal(join(trackedMkdtemp(join(tmpdir(), 'toolsmith-output-')), 'j.db'))
     const tool = new Tool({
