@@ -13,41 +13,19 @@ import { CliUsageError } from './usage.js'
 /** The resource limit flags, accepted wherever a sandbox is made. */
 const LIMIT_FLAGS = ['limit-processes', 'limit-memory', 'limit-tmp', 'limit-file-size'] as const
 
+/** Where the tools may read, write and connect: every command that makes the five tools. */
+const SANDBOX_FLAGS = ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path'] as const
+/** What bounds one call. */
+const CALL_FLAGS = ['max-output-bytes', 'timeout-ms'] as const
+/** Who may call, and where calls are recorded: the commands that serve calls. */
+const GATE_FLAGS = ['policy', 'journal', 'schema'] as const
+
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: [
-    'root',
-    'allow-network',
-    'allow-domain',
-    'no-os-sandbox',
-    'readable-host',
-    'readable-path',
-    'max-output-bytes',
-    'timeout-ms',
-    'policy',
-    'journal',
-    'schema',
-    'http',
-    'allowed-origin',
-    ...LIMIT_FLAGS,
-  ],
-  call: [
-    'root',
-    'allow-network',
-    'allow-domain',
-    'no-os-sandbox',
-    'readable-host',
-    'readable-path',
-    'max-output-bytes',
-    'timeout-ms',
-    'policy',
-    'journal',
-    'schema',
-    'idempotency-key',
-    ...LIMIT_FLAGS,
-  ],
-  describe: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'provider', ...LIMIT_FLAGS],
-  demo: ['allow-network', 'no-os-sandbox', 'max-output-bytes', 'timeout-ms', 'keep', ...LIMIT_FLAGS],
-  doctor: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', ...LIMIT_FLAGS],
+  mcp: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'http', 'allowed-origin', ...LIMIT_FLAGS],
+  call: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'idempotency-key', ...LIMIT_FLAGS],
+  describe: [...SANDBOX_FLAGS, ...CALL_FLAGS, 'provider', ...LIMIT_FLAGS],
+  demo: ['allow-network', 'no-os-sandbox', ...CALL_FLAGS, 'keep', ...LIMIT_FLAGS],
+  doctor: [...SANDBOX_FLAGS, ...LIMIT_FLAGS],
   journal: ['postgres', 'schema', 'print-sql', 'jsonl', 'sqlite', 'run', 'json'],
 }
 
