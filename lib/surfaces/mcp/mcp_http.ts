@@ -117,9 +117,9 @@ export function createMcpHttpHandler(tools: ToolCollection, options: McpHttpHand
   const expected = bearerToken === undefined ? undefined : Buffer.from(`Bearer ${bearerToken}`)
 
   const fetch = async (request: Request): Promise<Response> => {
-    if (new URL(request.url).pathname !== path) return plain(404, `Not found: MCP is served on ${path}`)
-    const refused =
-      (hosts === undefined ? undefined : sdk.hostHeaderValidationResponse(request, hosts)) ?? sdk.originValidationResponse(request, origins)
+    const url = new URL(request.url)
+    if (url.pathname !== path) return plain(404, `Not found: MCP is served on ${path}`)
+    const refused = hostRefusal(request, url, hosts) ?? sdk.originValidationResponse(request, origins)
     if (refused !== undefined) return refused
     if (expected !== undefined && !sameSecret(request.headers.get('authorization'), expected)) {
       return new Response(JSON.stringify({ error: 'invalid_token', error_description: 'This MCP endpoint needs "Authorization: Bearer <token>"' }), {
@@ -141,6 +141,19 @@ export function createMcpHttpHandler(tools: ToolCollection, options: McpHttpHand
     },
     close: () => mcp.close(),
   }
+}
+
+/**
+ * The `Host` check. A request handed to `fetch` in process (or by a runtime
+ * that keeps the host in the URL only) has no `Host` header: its URL's host
+ * is what it addressed.
+ */
+function hostRefusal(request: Request, url: URL, hosts: string[] | undefined): Response | undefined {
+  if (hosts === undefined) return undefined
+  const sdk = mcpSdk()
+  if (request.headers.has('host')) return sdk.hostHeaderValidationResponse(request, hosts)
+  const checked = sdk.validateHostHeader(url.host, hosts)
+  return checked.ok ? undefined : plain(403, `Forbidden: ${checked.message}`)
 }
 
 function sameSecret(header: string | null, expected: Buffer): boolean {
