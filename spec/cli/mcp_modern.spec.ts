@@ -15,8 +15,14 @@ import { CLI_COMMAND } from './support/run_cli.js'
 
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } satisfies ClientOptions
 
-/** Writes to `asked*` are put to the client; everything else is allowed. */
-const POLICY = { default: 'allow', rules: [{ name: 'ask first', tool: 'write', match: { paths: ['asked*'] }, decision: 'ask' }] }
+/** Writes to `asked*` and `sh` commands are put to the client; everything else is allowed. */
+const POLICY = {
+  default: 'allow',
+  rules: [
+    { name: 'ask first', tool: 'write', match: { paths: ['asked*'] }, decision: 'ask' },
+    { name: 'ask before sh', tool: 'bash', match: { commands: ['sh'] }, decision: 'ask' },
+  ],
+}
 
 type Answer = { isError: boolean; text: string }
 
@@ -98,6 +104,26 @@ describe('toolsmith mcp --policy on 2026-07-28: an ask goes back as input_requir
         note: 'asked the MCP client (input_required); the call runs when it retries with the answer',
       },
       { toolName: 'write', status: 'success', replayed: false, decision: 'allow', approver: 'mcp-elicitation' },
+    ])
+  })
+
+  it('a keyed call is asked once and runs once; its repeat replays the result without asking', async () => {
+    const { root, journal, policy } = fresh('toolsmith-modern-keyed-')
+    const { client, asked, call } = await modernClient(stdio(root, '--policy', policy, '--journal', journal), 'accept')
+    const append = { cmd: 'sh', args: ['-c', 'echo x >> appended.txt; wc -l < appended.txt'] }
+    const meta = { 'io.github.toolsmith/idempotency-key': 'keyed-ask-1' }
+    try {
+      expect(await call('bash', append, meta)).toEqual({ isError: false, text: '1\n' })
+      expect(await call('bash', append, meta)).toEqual({ isError: false, text: '1\n' })
+      expect(asked).toHaveLength(1)
+      expect(readFileSync(join(root, 'appended.txt'), 'utf8')).toBe('x\n')
+    } finally {
+      await client.close()
+    }
+    expect(journalRows(journal).map((row) => [row.status, row.replayed, row.approver])).toEqual([
+      ['error', false, 'mcp-elicitation'],
+      ['success', false, 'mcp-elicitation'],
+      ['success', true, 'mcp-elicitation'],
     ])
   })
 
