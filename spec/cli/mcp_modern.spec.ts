@@ -265,7 +265,7 @@ describe('toolsmith mcp over a raw pipe, opened with server/discover (2026-07-28
     const stdout: string[] = []
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk))
     const exited = new Promise((resolve) => child.on('exit', resolve))
-    child.stdin.end(lines.map((line) => (typeof line === 'string' ? line : JSON.stringify({ jsonrpc: '2.0', ...line }))).join('\n') + '\n')
+    child.stdin.end(`${lines.map((line) => (typeof line === 'string' ? line : JSON.stringify({ jsonrpc: '2.0', ...line }))).join('\n')}\n`)
     await exited
     const answers = stdout.join('').trim().split('\n').map((line) => JSON.parse(line) as { id: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } })
     const byId = (id: unknown) => answers.find((answer) => answer.id === id)
