@@ -244,6 +244,70 @@ describe('toolsmith mcp on a 2026-07-28 connection', () => {
   })
 })
 
+describe('toolsmith mcp --http on a 2026-07-28 client', () => {
+  it('sends progress for a slow call, and cancelling the request kills the running command', async () => {
+    const { root, journal } = fresh('toolsmith-modern-http-wire-')
+    const server = await startHttp(['--root', root, '--journal', journal, '--timeout-ms', '60000'])
+    const { client } = await modernClient(new StreamableHTTPClientTransport(new URL(server.url)), undefined)
+    try {
+      const progress: { progress: number }[] = []
+      const slow = await client.callTool(
+        { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'sleep 2.5; echo done'] } },
+        { onprogress: (update) => progress.push(update) },
+      )
+      expect(slow.content).toEqual([{ type: 'text', text: 'done\n' }])
+      expect(progress[0]).toMatchObject({ progress: 1 })
+
+      const controller = new AbortController()
+      let started!: () => void
+      const running = new Promise<void>((resolve) => (started = resolve))
+      const call = client.callTool(
+        { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'sleep 60; echo late > late.txt'] } },
+        { signal: controller.signal, onprogress: () => started() },
+      )
+      await running
+      controller.abort()
+      await expect(call).rejects.toThrow(/abort/i)
+      const deadline = Date.now() + 30_000
+      const aborted = () => readFileSync(journal, 'utf8').includes('TOOL_ABORTED')
+      while (!aborted() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(aborted()).toBe(true)
+      expect(existsSync(join(root, 'late.txt'))).toBe(false)
+    } finally {
+      await client.close()
+      await stopHttp(server.child)
+    }
+  })
+})
+
+describe('toolsmith mcp --http on a 2025 client (the documented limit)', () => {
+  it("cancelling does not reach the call: the stateless endpoint has no session to find it by, so it runs to its end", async () => {
+    const { root, journal } = fresh('toolsmith-legacy-http-cancel-')
+    const server = await startHttp(['--root', root, '--journal', journal, '--timeout-ms', '60000'])
+    const client = new Client({ name: 'legacy-spec', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    try {
+      expect(client.getProtocolEra()).toBe('legacy')
+      const controller = new AbortController()
+      let started!: () => void
+      const running = new Promise<void>((resolve) => (started = resolve))
+      const call = client.callTool(
+        { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'sleep 3; echo late > late.txt'] } },
+        { signal: controller.signal, onprogress: () => started() },
+      )
+      await running
+      controller.abort()
+      await expect(call).rejects.toThrow(/abort/i)
+      const deadline = Date.now() + 30_000
+      while (!existsSync(join(root, 'late.txt')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(existsSync(join(root, 'late.txt'))).toBe(true)
+    } finally {
+      await client.close()
+      await stopHttp(server.child)
+    }
+  })
+})
+
 describe('toolsmith mcp over a raw pipe, opened with server/discover (2026-07-28)', () => {
   it('answers malformed lines as on a 2025 connection, and keeps serving', async () => {
     const root = realpathSync(trackedMkdtemp(join(tmpdir(), 'toolsmith-modern-raw-')))
