@@ -1,6 +1,7 @@
 // Every MCP revision toolsmith serves, with real clients of each: the v2 TypeScript
-// client on 2026-07-28 and on 2025-11-25, the v1 client on 2025-11-25 and 2025-06-18,
-// and the Python `mcp` client on 2026-07-28 and 2025-11-25. Each lists the five tools
+// client on 2026-07-28 (pinned, and by `auto` negotiation) and on 2025-11-25, the v1
+// client on 2025-11-25 and 2025-06-18, and the Python `mcp` client on 2026-07-28
+// (pinned, and in its default `auto` mode) and 2025-11-25. Each lists the five tools
 // and calls every one of them against `toolsmith mcp` over stdio and over Streamable
 // HTTP, and the files on disk show the calls ran.
 import { type ChildProcess, execFile, spawnSync } from 'node:child_process'
@@ -58,9 +59,11 @@ async function callAll(dir: string, callTool: CallTool): Promise<Outcome['result
   return results
 }
 
-/** The v2 client, pinned to 2026-07-28 or in its default (the 2025-11-25 handshake). */
-async function v2Client(target: Target, dir: string, modern: boolean): Promise<Outcome> {
-  const client = new ClientV2({ name: 'eras-v2', version: '1.0.0' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
+/** The v2 client: pinned to 2026-07-28, in `auto` mode (`server/discover` first), or in its default (the 2025-11-25 handshake). */
+async function v2Client(target: Target, dir: string, mode: 'pin' | 'auto' | 'default'): Promise<Outcome> {
+  const modern = mode !== 'default'
+  const negotiation = mode === 'pin' ? { mode: { pin: '2026-07-28' } } : { mode: 'auto' as const }
+  const client = new ClientV2({ name: 'eras-v2', version: '1.0.0' }, modern ? { versionNegotiation: negotiation } : {})
   const transport =
     target.kind === 'stdio'
       ? new StdioTransportV2({ command: CLI_COMMAND.command, args: target.args, stderr: 'ignore' })
@@ -151,11 +154,13 @@ async function pythonClient(target: Target, dir: string, mode: string): Promise<
 }
 
 const CLIENTS: { name: string; revision: string; run: (target: Target, dir: string) => Promise<Outcome> }[] = [
-  { name: 'v2 client pinned to 2026-07-28', revision: '2026-07-28', run: (t, d) => v2Client(t, d, true) },
-  { name: 'v2 client, default (legacy) negotiation', revision: '2025-11-25', run: (t, d) => v2Client(t, d, false) },
+  { name: 'v2 client pinned to 2026-07-28', revision: '2026-07-28', run: (t, d) => v2Client(t, d, 'pin') },
+  { name: "v2 client in 'auto' negotiation", revision: '2026-07-28', run: (t, d) => v2Client(t, d, 'auto') },
+  { name: 'v2 client, default (legacy) negotiation', revision: '2025-11-25', run: (t, d) => v2Client(t, d, 'default') },
   { name: 'v1 client', revision: '2025-11-25', run: (t, d) => v1Client(t, d) },
   { name: 'v1 client asking for 2025-06-18', revision: '2025-06-18', run: (t, d) => v1Client(t, d, '2025-06-18') },
   { name: 'Python mcp client on 2026-07-28', revision: '2026-07-28', run: (t, d) => pythonClient(t, d, '2026-07-28') },
+  { name: "Python mcp client in 'auto' mode (its default)", revision: '2026-07-28', run: (t, d) => pythonClient(t, d, 'auto') },
   { name: 'Python mcp client, legacy mode', revision: '2025-11-25', run: (t, d) => pythonClient(t, d, 'legacy') },
 ]
 
