@@ -127,6 +127,27 @@ describe('toolsmith mcp --policy on 2026-07-28: an ask goes back as input_requir
     ])
   })
 
+  it("accepted with the form's remember box: later calls the rule covers are not asked again", async () => {
+    const { root, policy } = fresh('toolsmith-modern-remember-')
+    const client = new Client({ name: 'modern-spec', version: '1.0.0' }, { ...MODERN, capabilities: { elicitation: { form: {} } } })
+    let asked = 0
+    client.setRequestHandler('elicitation/create', async () => {
+      asked++
+      return { action: 'accept', content: { remember: true } }
+    })
+    await client.connect(stdio(root, '--policy', policy))
+    try {
+      for (const path of ['asked-1.txt', 'asked-2.txt']) {
+        const result = (await client.callTool({ name: 'write', arguments: { path, content: path } })) as { isError?: boolean }
+        expect(result.isError).toBeFalsy()
+        expect(readFileSync(join(root, path), 'utf8')).toBe(path)
+      }
+      expect(asked).toBe(1)
+    } finally {
+      await client.close()
+    }
+  })
+
   it('declined: TOOL_DENIED saying the client declined, nothing written', async () => {
     const { root, policy } = fresh('toolsmith-modern-decline-')
     const { client, asked, call } = await modernClient(stdio(root, '--policy', policy), 'decline')
