@@ -28,6 +28,7 @@ import { readConcurrentFigure } from './figures/read_concurrent.js'
 import { readHeadFigure, readRangeFigure } from './figures/read_range.js'
 import { mcpHttpFigure } from './figures/mcp_http.js'
 import { mcpPeerFigure } from './figures/mcp_peer.js'
+import { mcpReplicasFigure } from './figures/mcp_replicas.js'
 import { permissionsFigure } from './figures/permissions.js'
 import { mcpSoakFigure } from './figures/mcp_soak.js'
 import { networkProxyFigure } from './figures/network_proxy.js'
@@ -38,7 +39,7 @@ import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, processSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, mcpHttpFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, processSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, mcpHttpFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure, mcpReplicasFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

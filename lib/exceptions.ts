@@ -37,6 +37,16 @@ export class E_INVALID_TOOL_ARGS extends BaseException {
   static override message = 'Invalid tool arguments'
 }
 
+/**
+ * A tool with an output schema returned a result the schema rejects (or one
+ * that is not a plain object); `details.issues` names each failing path.
+ */
+export class E_INVALID_TOOL_OUTPUT extends BaseException {
+  static override code = 'E_INVALID_TOOL_OUTPUT'
+  static override status = 500
+  static override message = 'Invalid tool output'
+}
+
 /** A tool's handler failed; `cause` is exactly what the handler threw. */
 export class E_TOOL_DOWNSTREAM_ERROR extends BaseException {
   static override code = 'E_TOOL_DOWNSTREAM_ERROR'

@@ -4,6 +4,7 @@
  * @module
  */
 import type { SpooledArtifactLike } from '../contracts/artifact.js'
+import { isStructuredToolResult } from '../contracts/tool_result.js'
 import { createCallContext } from '../core/call_context.js'
 import { createDispatchContext } from '../core/dispatch_context.js'
 import { E_TOOL_DOWNSTREAM_ERROR, toolFailureParts } from '../exceptions.js'
@@ -46,7 +47,9 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
   try {
-    const result = await tool.executor(callCtx)(args)
+    const returned = await tool.executor(callCtx)(args)
+    // A structured result (a tool with an output schema) is printed as its JSON.
+    const result = isStructuredToolResult(returned) ? JSON.stringify(returned) : returned
     if (typeof result !== 'string' && !(result instanceof Uint8Array)) {
       await streamArtifact(result, io)
       return 0

@@ -27,6 +27,8 @@ export interface DefineToolOptions<Args = any> {
   description?: string
   /** A joi object schema for the input. */
   schema: ObjectSchema<Args>
+  /** A joi object schema `execute`'s result must satisfy; see `RawTool.outputSchema`. */
+  outputSchema?: ObjectSchema
   /**
    * Whether the tool changes state outside the sandbox.
    *
@@ -95,6 +97,7 @@ export function defineTool<Args = any>(options: DefineToolOptions<Args>): Tool<a
     name,
     description: options.description ?? name,
     inputSchema: schema,
+    outputSchema: options.outputSchema,
     sideEffect,
     idempotent,
     handler: (args, _ctx, _meta, call) => execute(args, call),

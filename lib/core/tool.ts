@@ -43,6 +43,7 @@ import type {
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 import { rawToolSchema } from './tool_schema.js'
+import { reviveToolOutput, validateToolOutput } from './tool_output.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
 
@@ -55,6 +56,7 @@ export type {
   PreparedCall,
   PreparedExecutor,
   RawTool,
+  StructuredToolResult,
   ReconcileAnswer,
   ReconcileApplied,
   ReconcileInfo,
@@ -132,6 +134,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly description: string
   /** The joi object schema for the args. */
   readonly inputSchema: ObjectSchema<Args>
+  /** The joi object schema results are checked against, if set; see {@link RawTool.outputSchema}. */
+  readonly outputSchema: ObjectSchema | undefined
   /** The artifact class thunk, if any. */
   readonly artifactConstructor: ArtifactConstructorResolver<A> | undefined
   /** Free-form metadata. */
@@ -176,6 +180,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.inputSchema = valid.inputSchema
     const required = valid.inputSchema.required()
     this.#argsSchema = required.$_getFlag('label') === undefined ? required.label('args') : required
+    this.outputSchema = valid.outputSchema
     this.artifactConstructor = valid.artifactConstructor
     this.meta = Registry.isRegistry(valid.meta) ? valid.meta : new Registry(valid.meta ?? {})
     this.ephemeral = valid.ephemeral
@@ -266,7 +271,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    *    aborted context fails with `TOOL_ABORTED` instead);
    * 7. emits `toolExecutionEnd` with `isError`; with `ctx.journal`, records
    *    the call's row (every call: allowed, denied, invalid, failed, replayed);
-   * 8. returns the handler's result unchanged, or throws
+   * 8. returns the handler's result unchanged (with `outputSchema`: the
+   *    validated object, or `E_INVALID_TOOL_OUTPUT`, not wrapped), or throws
    *    `E_TOOL_DOWNSTREAM_ERROR` whose message carries the cause's code and
    *    message and whose `cause` is exactly what the handler threw.
    *
@@ -338,7 +344,18 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
       // A validator that broke (not bad args): recorded like any failed call.
       return await failCall(ctx, this.name, args, error)
     }
-    return runCall(this, ctx, prepared, this.#starter)
+    return this.#revived(ctx, runCall(this, ctx, prepared, this.#starter))
+  }
+
+  /**
+   * With a journal, a result may not come from this run's handler: a replay
+   * brings the JSON text its row holds, a `reconcile` hook an object of its
+   * own. Either is parsed and checked like a handler's result.
+   */
+  #revived(ctx: DispatchContext, pending: Promise<ToolResult>): Promise<ToolResult> {
+    const schema = this.outputSchema
+    if (schema === undefined || ctx.journal === undefined) return pending
+    return pending.then((result) => reviveToolOutput(this.name, schema, result))
   }
 
   async #runPrepared(ctx: DispatchContext, prepared: PreparedCall): Promise<ToolResult> {
@@ -347,7 +364,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
         details: { toolName: this.name, issues: [] },
       })
     }
-    return runCall(this, ctx, prepared, this.#starter)
+    return this.#revived(ctx, runCall(this, ctx, prepared, this.#starter))
   }
 
   /** {@link Tool.#start} bound once per tool: the pipeline's way to the gate, events and handler. */
@@ -398,6 +415,16 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
       span?.end({ error })
       throw error
     }
+    if (this.outputSchema !== undefined) {
+      try {
+        result = await validateToolOutput(this.name, this.outputSchema, result)
+      } catch (error) {
+        // Thrown as is, not wrapped: the handler ran fine and broke its own contract.
+        emitEnd(ctx, prepared, startedAt, started, error)
+        span?.end({ error })
+        throw error
+      }
+    }
     emitEnd(ctx, prepared, startedAt, started, undefined)
     if (span !== undefined) span.end({ result: () => result })
     return result
@@ -423,13 +450,14 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * A plain-JSON snapshot of the definition: everything a provider adapter
    * needs, and `validator.build(d.inputSchema)` rebuilds the schema.
    *
-   * @returns `{ name, description, inputSchema, sideEffect, idempotent }`; a fresh copy each call.
+   * @returns `{ name, description, inputSchema, outputSchema?, sideEffect, idempotent }`; a fresh copy each call.
    */
   describe(): ToolDescription {
     this.#description ??= {
       name: this.name,
       description: this.description,
       inputSchema: this.inputSchema.describe(),
+      ...(this.outputSchema === undefined ? {} : { outputSchema: this.outputSchema.describe() }),
       sideEffect: this.sideEffect,
       idempotent: this.idempotent,
     }

@@ -30,6 +30,17 @@ export const rawToolSchema = validator
         validator.isSchema(value) && (value as { type?: string }).type === 'object' ? value : helpers.error('any.invalid'),
       )
       .rule({ message: { 'any.invalid': '"inputSchema" must be a joi object schema' } }),
+    outputSchema: validator
+      .any()
+      .custom((value, helpers) =>
+        validator.isSchema(value) && (value as { type?: string }).type === 'object' ? value : helpers.error('any.invalid'),
+      )
+      .rule({
+        message: {
+          'any.invalid':
+            '"outputSchema" must be a joi object schema (MCP\'s structuredContent is an object): wrap a list or a value in a field',
+        },
+      }),
     handler: validator.func().required(),
     artifactConstructor: validator
       .func()
@@ -55,7 +66,13 @@ export const rawToolSchema = validator
     reconcile: validator.func(),
     roles: argumentRolesSchema,
   })
-  .unknown(false) as unknown as ObjectSchema<RawTool>
+  .unknown(false)
+  // A structured result is plain JSON data; an artifact (spooled text) is not.
+  .without('outputSchema', ['artifactConstructor'])
+  .messages({
+    'object.without':
+      '"outputSchema" and "artifactConstructor" exclude each other: a tool with an output schema returns a plain object, not an artifact',
+  }) as unknown as ObjectSchema<RawTool>
 
 /**
  * Whether a function is a class rather than a thunk. A native `class` cannot

@@ -13,7 +13,7 @@ import type { E_INVALID_TOOL_ARGS } from '../exceptions.js'
 import type { DispatchContext, GateVerdict } from './dispatch_context.js'
 import type { Registry } from './registry.js'
 
-export type { ToolResult } from '../contracts/tool_result.js'
+export type { StructuredToolResult, ToolResult } from '../contracts/tool_result.js'
 
 /** Facts about one call, handed to the handler as its fourth parameter. */
 export interface ToolCallInfo {
@@ -163,6 +163,15 @@ export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Ar
   inputSchema: ObjectSchema<Args>
   /** The implementation; private to the tool, run only through `executor(ctx)`. */
   handler: ToolHandler<Args>
+  /**
+   * A joi object schema the handler's result must satisfy. With it, the
+   * handler returns a plain object; the call returns it validated (joi's
+   * conversions and defaults applied) or fails with `E_INVALID_TOOL_OUTPUT`.
+   * MCP sends it as `structuredContent`, the AI SDK as the tool's output.
+   * A result replayed from a journal, or given by `reconcile`, is checked
+   * too. Excludes `artifactConstructor`.
+   */
+  outputSchema?: ObjectSchema
   /** The artifact class for this tool's results, as a thunk. */
   artifactConstructor?: ArtifactConstructorResolver<A>
   /** Free-form metadata; a plain object is turned into a {@link Registry}. */
@@ -217,6 +226,8 @@ export interface ToolDescription {
   description: string
   /** joi's `describe()` of the input schema: rebuild it with `validator.build()`. */
   inputSchema: Description
+  /** joi's `describe()` of the output schema, when the tool has one. */
+  outputSchema?: Description
   /** Whether the tool changes state outside itself. */
   sideEffect: boolean
   /** Whether running it twice with the same args is safe. */

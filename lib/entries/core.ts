@@ -24,6 +24,7 @@ export {
   E_INVALID_OPTIONS,
   E_INVALID_POLICY,
   E_INVALID_TOOL_ARGS,
+  E_INVALID_TOOL_OUTPUT,
   E_NOT_A_SPOOL_READER,
   E_NOT_A_TOOL,
   E_NOT_CANONICALIZABLE,
@@ -163,6 +164,7 @@ export {
   type ReconcileInfo,
   type ToolReconciler,
   type ToolResult,
+  type StructuredToolResult,
   type ValidCall,
 } from '../core/tool.js'
 export {

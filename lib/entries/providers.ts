@@ -81,6 +81,8 @@ export {
   type McpToolDefinition,
   type McpToolOptions,
 } from '../surfaces/mcp/mcp.js'
+export { toMcpCallResult, type McpCallResult } from '../surfaces/mcp/mcp_call_result.js'
+export { toToolOutputSchema } from '../providers/tool_output_schema.js'
 export {
   DEFAULT_TOOL_RESULT_MAX_BYTES,
   toolResultToText,

@@ -44,7 +44,8 @@ export function isToolDescription(value: unknown): value is ToolDescription {
  * The `describe()` snapshot of a {@link ToolLike}.
  *
  * @param tool - A Tool or a snapshot.
- * @returns The snapshot, with `description` defaulting to `''` and the flags to a read-only, idempotent tool.
+ * @returns The snapshot, with `description` defaulting to `''` and the flags to a read-only, idempotent tool;
+ *   `outputSchema` is kept when it is a joi object description.
  * @throws {@link toolsmith/core!E_NOT_A_TOOL} when `tool` is neither.
  */
 export function toToolDescription(tool: ToolLike): ToolDescription {
@@ -57,6 +58,8 @@ export function toToolDescription(tool: ToolLike): ToolDescription {
     name: tool.name,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: tool.inputSchema,
+    // A snapshot's output schema is kept only when it is a joi object description, like its input schema.
+    ...(isPlainObject(tool.outputSchema) && tool.outputSchema.type === 'object' ? { outputSchema: tool.outputSchema } : {}),
     sideEffect,
     idempotent: typeof tool.idempotent === 'boolean' ? tool.idempotent : !sideEffect,
   }

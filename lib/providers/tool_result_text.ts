@@ -7,6 +7,7 @@
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { utf8BoundaryBefore, utf8Prefix } from '../utils/utf8.js'
 import type { ToolResult } from '../core/tool.js'
+import { isStructuredToolResult } from '../contracts/tool_result.js'
 
 /** The byte cap {@link toolResultToText} applies unless told otherwise. */
 export const DEFAULT_TOOL_RESULT_MAX_BYTES = 200_000
@@ -41,7 +42,8 @@ interface ArtifactLike {
  * streamed (through `scan`, each line itself capped) until the budget is
  * spent. Whatever was cut ends with a line `[… N bytes truncated …]`, `N`
  * being the bytes not shown. An object with only `asString()` is read with it
- * and then cut; anything else is `String(value)`.
+ * and then cut; any other plain object (a structured result) is its JSON, cut
+ * like text; anything else is `String(value)`.
  *
  * @param result - What `tool.executor(ctx)(args)` resolved to.
  * @param options - The byte cap.
@@ -60,6 +62,8 @@ export async function toolResultToText(result: ToolResult, options: ToolResultTe
   if (isArtifactLike(result)) return artifactText(result, maxBytes)
   const asString = (result as { asString?: unknown } | null)?.asString
   if (typeof asString === 'function') return capText(String(await asString.call(result)), maxBytes)
+  // A structured result (a tool with an output schema) is read as its JSON, as MCP's text block carries it.
+  if (isStructuredToolResult(result)) return capText(JSON.stringify(result), maxBytes)
   return capText(String(result), maxBytes)
 }
 

@@ -11,6 +11,7 @@ import { InMemorySpoolStore, type SpoolStore } from '../artifacts/stores.js'
 import type { Tool, ToolResult } from '../core/tool.js'
 import type { ToolCall } from '../core/tool_call.js'
 import { isSpooledArtifact, type SpooledArtifactLike } from '../contracts/artifact.js'
+import { isStructuredToolResult } from '../contracts/tool_result.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { outputToJson } from '../journal/output.js'
 import type { TruncatedOutput } from '../journal/contract.js'
@@ -74,7 +75,9 @@ export class ResultSpooler {
    * @param options - callId and budgets.
    * @returns The message content, the artifact and the journal output.
    */
-  async settle(tool: Tool, result: ToolResult, options: SettleOptions): Promise<SettledResult> {
+  async settle(tool: Tool, given: ToolResult, options: SettleOptions): Promise<SettledResult> {
+    // A structured result (a tool with an output schema) reaches the model as its JSON text.
+    const result = isStructuredToolResult(given) ? JSON.stringify(given) : given
     const bytes = await byteLengthOf(result)
     // Forged artifact tools already bound their output; spooling it again would loop.
     const fits = bytes <= options.inlineBudgetBytes || tool.ephemeral
@@ -143,7 +146,7 @@ export class ResultSpooler {
 }
 
 
-async function byteLengthOf(result: ToolResult): Promise<number> {
+async function byteLengthOf(result: string | Uint8Array | SpooledArtifactLike): Promise<number> {
   if (typeof result === 'string') return Buffer.byteLength(result, 'utf8')
   if (result instanceof Uint8Array) return result.byteLength
   return await result.byteLength()

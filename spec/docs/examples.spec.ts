@@ -32,6 +32,12 @@ const EXPECTED: Record<string, string[]> = {
     'decision: write allow by remembered (default)',
     'git reset --hard → TOOL_DENIED',
   ],
+  'output_schema.ts': [
+    'result: {"city":"Oslo","tempC":21.5,"hourly":[]}',
+    'rejected: E_INVALID_TOOL_OUTPUT: Tool "forecast" returned a result its output schema rejects: "tempC" must be a number',
+    'structuredContent: {"city":"Oslo","tempC":21.5,"hourly":[]}',
+    'gemini response: ["city","tempC"]',
+  ],
   'providers_ai_sdk.ts': ["'It is 21°C in Oslo'"],
   'providers_anthropic.ts': ['"input_schema"', '"tool_result"'],
   'providers_gemini.ts': ['"functionDeclarations"'],

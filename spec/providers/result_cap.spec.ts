@@ -91,8 +91,9 @@ describe('result byte cap', () => {
 
   it("toAiSdkTools' execute returns the same bounded text, with maxResultBytes overridable", async () => {
     const ctx = createDispatchContext()
-    expectBounded(await toAiSdkTools([bigLog()], ctx).log!.execute({}, { toolCallId: '1' }), 200_000)
-    expectBounded(await toAiSdkTools([bigLog()], ctx, { maxResultBytes: 1_000 }).log!.execute({}, { toolCallId: '2' }), 1_000)
+    // A text tool's execute resolves to a string (the type also allows a structured tool's object).
+    expectBounded((await toAiSdkTools([bigLog()], ctx).log!.execute({}, { toolCallId: '1' })) as string, 200_000)
+    expectBounded((await toAiSdkTools([bigLog()], ctx, { maxResultBytes: 1_000 }).log!.execute({}, { toolCallId: '2' })) as string, 1_000)
     expect(() => toAiSdkTools([bigLog()], ctx, { maxResultBytes: 1.5 })).toThrow(E_INVALID_OPTIONS)
   })
 

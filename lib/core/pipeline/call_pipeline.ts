@@ -13,7 +13,7 @@
  * @module
  */
 import { INVALID_ARGS_NOT_RECORDED } from '../../contracts/logged_args.js'
-import type { ToolResult } from '../../contracts/tool_result.js'
+import { isStructuredToolResult, type ToolResult } from '../../contracts/tool_result.js'
 import { E_JOURNAL_UNAVAILABLE, errorSummary } from '../../exceptions.js'
 import { isClaimingJournal } from '../../journal/claiming.js'
 import { journalStep } from '../../journal/claims.js'
@@ -253,7 +253,8 @@ function capOf(journal: ToolCallJournal | undefined): number {
 
 /** What a row records of a result when the surface does not settle it: its text (an artifact's read), capped. */
 async function outputJsonOf(result: ToolResult, cap: number): Promise<string> {
-  if (typeof result === 'string' || result instanceof Uint8Array) return outputToJson(result, cap)
+  // A structured result is recorded as its JSON; a replay parses it back (see `Tool`).
+  if (typeof result === 'string' || result instanceof Uint8Array || isStructuredToolResult(result)) return outputToJson(result, cap)
   const bytes = await result.byteLength()
   if (bytes <= cap) return outputToJson(await result.asString(), cap)
   return JSON.stringify({ truncated: true, bytes, preview: utf8Prefix(await result.head(20), 1_024) })

@@ -52,7 +52,10 @@ export interface AnthropicToolOptions {
  * `anyOf` at the top level; otherwise the tool is refused with
  * `E_PROVIDER_SCHEMA_UNSUPPORTED`), and property keys outside
  * `^[a-zA-Z0-9_.-]{1,64}$` are renamed (see `PropertyKeyMap`; use
- * {@link toAnthropicTools}, whose `keys` maps the arguments back).
+ * {@link toAnthropicTools}, whose `keys` maps the arguments back). Anthropic's
+ * tool definition has no field for an output schema, so a tool's output
+ * schema is not sent (its results still are validated, and reach the model
+ * as their JSON text).
  *
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - The name and key maps.

@@ -10,6 +10,7 @@ import { typesOf } from '../json_schema_walk.js'
 import { PROPERTY_KEY_RULES, PropertyKeyMaps } from '../property_key_map.js'
 import { buildToolSet, type ProviderToolSet } from '../provider_tool_set.js'
 import { flattenRootAlternatives, toToolInputSchema } from '../tool_input_schema.js'
+import { toToolOutputSchema } from '../tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../tool_name_map.js'
 
@@ -93,6 +94,8 @@ export interface GeminiFunctionDeclaration {
   description: string
   /** The arguments; absent when the tool takes none (Gemini rejects an object schema without properties). */
   parameters?: GeminiSchema
+  /** What the function returns: the tool's output schema, when it has one. */
+  response?: GeminiSchema
 }
 
 /** Options of the Gemini definition builders. */
@@ -176,11 +179,13 @@ export function toGeminiSchema(schema: JsonSchema): GeminiSchema {
  * Root alternatives (a root `.when()`) are merged into one object when that
  * is exact, and property keys outside `^[A-Za-z_][A-Za-z0-9_]{0,63}$` are
  * renamed (use {@link toGeminiFunctionDeclarations}, whose `keys` maps the
- * arguments back).
+ * arguments back). A tool with an output schema gets `response`, the
+ * output schema in the same OpenAPI subset (its keys are not renamed: the
+ * model reads them, it never writes them).
  *
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - The name and key maps.
- * @returns `{ name, description, parameters? }`.
+ * @returns `{ name, description, parameters?, response? }`.
  * @throws {@link toolsmith/core!E_PROVIDER_SCHEMA_UNSUPPORTED} for a root `.when()` that is not one object.
  *
  * @example
@@ -196,10 +201,12 @@ export function toGeminiFunctionDeclaration(tool: ToolLike, options: GeminiToolO
   const schema = flattenRootAlternatives(toToolInputSchema(described.inputSchema), { tool: described.name, provider: 'gemini' })
   const parameters = toGeminiSchema(keys.forTool(described.name, described.inputSchema, schema).mapSchema(schema))
   const hasParameters = parameters.properties !== undefined && Object.keys(parameters.properties).length > 0
+  const output = toToolOutputSchema(described)
   return {
     name: names.toProvider(described.name),
     description: described.description,
     ...(hasParameters ? { parameters } : {}),
+    ...(output === undefined ? {} : { response: toGeminiSchema(output) }),
   }
 }
 

@@ -8,6 +8,7 @@ import type { JsonSchema } from '../json_schema.js'
 import { toOpenAIStrictSchema } from './openai_strict.js'
 import { buildToolSet, type ProviderToolSet } from '../provider_tool_set.js'
 import { flattenRootAlternatives, toToolInputSchema } from '../tool_input_schema.js'
+import { toToolOutputSchema } from '../tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../tool_name_map.js'
 
@@ -40,6 +41,11 @@ export interface OpenAIResponsesTool {
   parameters: JsonSchema
   /** Whether OpenAI enforces `parameters` exactly (Structured Outputs). */
   strict: boolean
+  /**
+   * JSON Schema of the JSON the tool's output text holds: the tool's output
+   * schema, when it has one (Chat Completions has no such field).
+   */
+  output_schema?: JsonSchema
 }
 
 /** Options of the OpenAI definition builders. */
@@ -72,7 +78,8 @@ export interface OpenAIToolOptions {
  * ```
  */
 export function toOpenAITool(tool: ToolLike, options: OpenAIToolOptions = {}): OpenAIChatTool {
-  const { type, ...fn } = toOpenAIResponsesTool(tool, options)
+  // Chat Completions' function has no field for the output schema.
+  const { type, output_schema: _output, ...fn } = toOpenAIResponsesTool(tool, options)
   return { type, function: fn }
 }
 
@@ -83,10 +90,12 @@ export function toOpenAITool(tool: ToolLike, options: OpenAIToolOptions = {}): O
  * Root alternatives (a root `.when()`) are merged into one object when that
  * is exact (OpenAI wants an object at the root); with `strict`, the schema
  * must also fit strict mode's documented limits (see `toOpenAIStrictSchema`).
+ * A tool with an output schema gets `output_schema`, its JSON Schema as is
+ * (`strict` concerns the arguments only).
  *
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - `strict` and the name map.
- * @returns `{ type: 'function', name, description, parameters, strict }`.
+ * @returns `{ type: 'function', name, description, parameters, strict, output_schema? }`.
  * @throws {@link toolsmith/core!E_PROVIDER_SCHEMA_UNSUPPORTED} for root alternatives that are not one object, or
  *   (strict) a schema over a strict-mode limit.
  */
@@ -95,12 +104,14 @@ export function toOpenAIResponsesTool(tool: ToolLike, options: OpenAIToolOptions
   const strict = options.strict === true
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.openai)
   const schema = flattenRootAlternatives(toToolInputSchema(described.inputSchema), { tool: described.name, provider: 'openai' })
+  const output = toToolOutputSchema(described)
   return {
     type: 'function',
     name: names.toProvider(described.name),
     description: described.description,
     parameters: strict ? toOpenAIStrictSchema(schema, { tool: described.name }) : schema,
     strict,
+    ...(output === undefined ? {} : { output_schema: output }),
   }
 }
 

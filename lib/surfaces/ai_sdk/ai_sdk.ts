@@ -14,6 +14,10 @@ import { aiSdkApproval } from './ai_sdk_approval.js'
 import type { JsonSchema } from '../../providers/json_schema.js'
 import { dropOptionalNulls } from '../../providers/optional_nulls.js'
 import { toToolInputSchema } from '../../providers/tool_input_schema.js'
+import { toToolOutputSchema } from '../../providers/tool_output_schema.js'
+import { isStructuredToolResult, type StructuredToolResult } from '../../contracts/tool_result.js'
+import type { ObjectSchema } from '../../validation.js'
+import { validateToolOutput } from '../../core/tool_output.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
 import { resolveMaxResultBytes, toolResultToText } from '../../providers/tool_result_text.js'
 
@@ -64,13 +68,17 @@ export interface AiSdkInputSchema {
     readonly version: 1
     /** `'toolsmith'`. */
     readonly vendor: string
-    /** Validates with the tool's joi schema (`convert: false`, optional `null`s dropped first). */
+    /**
+     * Validates with the tool's joi schema: the input schema with
+     * `convert: false`, optional `null`s dropped first; the output schema as
+     * the executor checks results.
+     */
     readonly validate: (value: unknown) => Promise<StandardValidationResult>
     /** Standard JSON Schema converters; both return {@link AiSdkInputSchema.jsonSchema}. */
     readonly jsonSchema: {
-      /** The input schema. */
+      /** The schema. */
       readonly input: (options?: unknown) => JsonSchema
-      /** Same as `input`: tools have no output schema. */
+      /** Same as `input`: a joi schema is one JSON Schema for what goes in and what comes out. */
       readonly output: (options?: unknown) => JsonSchema
     }
   }
@@ -90,8 +98,18 @@ export interface AiSdkTool {
   description: string
   /** The arguments' schema. */
   inputSchema: AiSdkInputSchema
-  /** Runs the tool through `tool.executor(ctx)`; resolves to the result as text. */
-  execute: (input: unknown, options: AiSdkToolCallOptions) => Promise<string>
+  /**
+   * The schema of the tool's results, for a tool with an output schema (the
+   * same object shape as `inputSchema`; the SDK validates stored UI messages'
+   * outputs with it, in `validateUIMessages`).
+   */
+  outputSchema?: AiSdkInputSchema
+  /**
+   * Runs the tool through `tool.executor(ctx)`; resolves to the result as
+   * text or, for a tool with an output schema, to the validated object
+   * (which the SDK sends the model as JSON).
+   */
+  execute: (input: unknown, options: AiSdkToolCallOptions) => Promise<string | StructuredToolResult>
   /**
    * Present when the context has a `Permissions` gate without an approver of
    * its own: true when the policy says `ask`, so the SDK's tool-approval
@@ -119,6 +137,7 @@ export interface AiSdkToolsOptions {
    * Most bytes of a tool's result `execute` returns; a larger result is cut
    * and ends with `[… N bytes truncated …]`. An artifact result is never read
    * whole: only its first lines, up to the cap (see `toolResultToText`). A
+   * structured result (a tool with an output schema) is returned whole. A
    * positive integer, or `Infinity` for no cap.
    *
    * @defaultValue 200,000
@@ -151,6 +170,9 @@ export interface AiSdkToolsOptions {
  *   a `tool-error` the model reads in the next step, never a crash.
  * - Keys are the tools' names, renamed through `options.names` when a
  *   provider would reject them.
+ * - A tool with an output schema gets `outputSchema`, and its `execute`
+ *   resolves to the validated object (the tool's typed output; an invalid
+ *   result is an `E_INVALID_TOOL_OUTPUT` tool error).
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
  * @param ctx - The turn's context: its events fire for every call, its journal records every call.
@@ -183,9 +205,11 @@ export function toAiSdkTools(
 function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBytes: number): AiSdkTool {
   const prepare = (input: unknown): unknown => (dropNulls ? dropOptionalNulls(tool, input) : input)
   const approval = aiSdkApproval(tool, ctx, prepare)
+  const outputSchema = tool.outputSchema
   return {
     description: tool.description,
     inputSchema: inputSchemaOf(tool, prepare),
+    ...(outputSchema === undefined ? {} : { outputSchema: outputSchemaOf(tool.name, outputSchema) }),
     ...(approval ? { needsApproval: approval.needsApproval } : {}),
     execute: async (input, { toolCallId, abortSignal }) => {
       // Linked for this call only and released when it ends: the turn's
@@ -197,7 +221,10 @@ function toAiSdkTool(tool: Tool, ctx: DispatchContext, dropNulls: boolean, maxBy
       }
       const callCtx = approval ? { ...turnCtx, permissions: approval.gateFor(toolCallId) } : turnCtx
       try {
-        return await toolResultToText(await tool.executor(callCtx)(prepare(input)), { maxBytes })
+        const result = await tool.executor(callCtx)(prepare(input))
+        // The executor validated a structured result: the SDK gets the object, its typed output.
+        if (outputSchema !== undefined && isStructuredToolResult(result)) return result
+        return await toolResultToText(result, { maxBytes })
       } catch (error) {
         throw withCodeInMessage(error)
       } finally {
@@ -243,6 +270,33 @@ function inputSchemaOf(tool: Tool, prepare: (input: unknown) => unknown): AiSdkI
       },
       jsonSchema: { input: schema, output: schema },
     },
+  } as AiSdkInputSchema
+}
+
+function outputSchemaOf(toolName: string, schema: ObjectSchema): AiSdkInputSchema {
+  let json: JsonSchema | undefined
+  const jsonOf = (): JsonSchema => (json ??= toToolOutputSchema({ outputSchema: schema.describe() })!)
+  const check = async (value: unknown): Promise<StandardValidationResult> => {
+    try {
+      return { value: await validateToolOutput(toolName, schema, value) }
+    } catch (error) {
+      return { issues: [{ message: errorSummary(error) }] }
+    }
+  }
+  return {
+    [AI_SDK_SCHEMA]: true,
+    _type: undefined,
+    get jsonSchema() {
+      return jsonOf()
+    },
+    // Unlike the input's, set: the SDK calls it only on stored UI messages (`validateUIMessages`), never on a live call.
+    validate: async (value: unknown) => {
+      const result = await check(value)
+      return result.issues === undefined
+        ? { success: true, value: result.value }
+        : { success: false, error: new TypeError(result.issues.map((i) => i.message).join('; ')) }
+    },
+    '~standard': { version: 1, vendor: 'toolsmith', validate: check, jsonSchema: { input: jsonOf, output: jsonOf } },
   } as AiSdkInputSchema
 }
 

@@ -7,6 +7,7 @@
 import { Tool } from '../../core/tool.js'
 import { buildToolSet, type ProviderToolSet } from '../../providers/provider_tool_set.js'
 import { toToolInputSchema } from '../../providers/tool_input_schema.js'
+import { toToolOutputSchema } from '../../providers/tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../../providers/tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
 
@@ -42,6 +43,8 @@ export interface McpToolDefinition {
   description: string
   /** JSON Schema (draft 2020-12, MCP's default dialect) of the arguments. */
   inputSchema: McpInputSchema
+  /** JSON Schema of the tool's `structuredContent`, root an object; only for a tool with an output schema. */
+  outputSchema?: McpInputSchema
   /** Behaviour hints. */
   annotations: McpToolAnnotations
 }
@@ -69,10 +72,13 @@ export interface McpToolOptions {
  * `inputSchema` always has `"type": "object"` at its root (a root `.when()`
  * becomes `{ type: 'object', anyOf: [...] }`, see `toToolInputSchema`): the
  * SDK client's `listTools()` refuses a whole list when one tool lacks it.
+ * A tool with an output schema also gets `outputSchema` (its root is an
+ * object too: `Tool` accepts only a joi object as output schema), and its
+ * calls answer with `structuredContent` (see `toMcpCallResult`).
  *
  * @param tool - A Tool or its `describe()` snapshot.
  * @param options - The name map and the default `openWorldHint`.
- * @returns `{ name, title, description, inputSchema, annotations }`.
+ * @returns `{ name, title, description, inputSchema, outputSchema?, annotations }`.
  */
 export function toMcpTool(tool: ToolLike, options: McpToolOptions = {}): McpToolDefinition {
   const described = toToolDescription(tool)
@@ -81,11 +87,13 @@ export function toMcpTool(tool: ToolLike, options: McpToolOptions = {}): McpTool
   const metaTitle = meta?.get<unknown>('mcp.title')
   const metaOpenWorld = meta?.get<unknown>('mcp.openWorldHint')
   const title = typeof metaTitle === 'string' ? metaTitle : humanize(described.name)
+  const outputSchema = toToolOutputSchema(described) as McpInputSchema | undefined
   return {
     name: names.toProvider(described.name),
     title,
     description: described.description,
     inputSchema: toToolInputSchema(described.inputSchema) as McpInputSchema,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
     annotations: {
       title,
       readOnlyHint: !described.sideEffect,

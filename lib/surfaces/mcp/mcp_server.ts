@@ -30,7 +30,8 @@ import { isPlainObject } from '../../utils/guards.js'
 import { idempotencyKeyProblem, MCP_IDEMPOTENCY_KEY_META } from '../../providers/idempotency_key.js'
 import { dropOptionalNulls } from '../../providers/optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
-import { resolveMaxResultBytes, toolResultToText } from '../../providers/tool_result_text.js'
+import { resolveMaxResultBytes } from '../../providers/tool_result_text.js'
+import { toMcpCallResult } from './mcp_call_result.js'
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -267,7 +268,7 @@ export function buildMcpServer(serving: McpServing): Server {
     try {
       const args = given ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
-      return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
+      return await toMcpCallResult(tool, result, { maxBytes })
     } catch (error) {
       // On 2026-07-28 the question goes back in the answer: the client asks its
       // user and retries the same request with the reply.

@@ -59,3 +59,32 @@ export function createFailingTool(): Tool {
     },
   })
 }
+
+/**
+ * A tool with an output schema: its handler returns a plain object, checked
+ * against the schema. `broken: true` makes it break its own contract.
+ */
+export function createForecastTool(runs: string[] = []): Tool {
+  return new Tool({
+    name: 'forecast',
+    description: 'The weather forecast for a city.',
+    inputSchema: validator.object({
+      city: validator.string().required().description('City name'),
+      broken: validator.boolean().default(false),
+    }),
+    outputSchema: validator
+      .object({
+        city: validator.string().required(),
+        tempC: validator.number().required().description('Temperature in °C'),
+        conditions: validator.string().valid('sunny', 'cloudy', 'rain').required(),
+        hourly: validator.array().items(validator.number()).default([]).description('Next hours, in °C'),
+      })
+      .description('The forecast'),
+    sideEffect: true,
+    idempotent: false,
+    handler: async ({ city, broken }: { city: string; broken: boolean }, _ctx, _meta, _call) => {
+      runs.push(city)
+      return broken ? { city, tempC: 'warm', conditions: 'sunny' } : { city, tempC: 21.5, conditions: 'sunny' }
+    },
+  })
+}
