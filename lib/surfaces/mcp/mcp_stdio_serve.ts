@@ -33,7 +33,7 @@ export interface McpStdioServeOptions extends McpServerOptions {
 export interface McpStdioServing {
   /** The transport (toolsmith's: it answers malformed lines and bounds a message's size). */
   readonly transport: McpStdioServerTransport
-  /** Resolves once the connection has closed. */
+  /** Resolves once the connection has closed: by `close()`, or once the client's input ended and every request read was answered. */
   readonly closed: Promise<void>
   /**
    * Stop serving: the server instance and the transport close. Requests
@@ -74,6 +74,9 @@ export function serveMcpStdio(tools: ToolCollection, options: McpStdioServeOptio
   const transport = new McpStdioServerTransport(stdin, stdout, maxMessageBytes === undefined ? {} : { maxMessageBytes })
   const serving = { ...prepareMcpServing(tools, serverOptions), inputEnded: transport.inputEnded }
   const handle = mcpStdioSdk().serveStdio(() => buildMcpServer(serving), { transport, legacy: legacy === false ? 'reject' : 'serve' })
+  // The client's input ended: nothing more can arrive, so answer what was read
+  // and close; otherwise `closed` would wait for a close() nobody calls.
+  transport.inputEnded.addEventListener('abort', () => void transport.settled().then(() => handle.close()), { once: true })
   return {
     transport,
     closed: transport.closed,
