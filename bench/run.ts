@@ -26,6 +26,7 @@ import { bashOutputFigure, spoolFigure } from './figures/memory_figures.js'
 import { readFigure } from './figures/read.js'
 import { readConcurrentFigure } from './figures/read_concurrent.js'
 import { readHeadFigure, readRangeFigure } from './figures/read_range.js'
+import { mcpHttpFigure } from './figures/mcp_http.js'
 import { mcpPeerFigure } from './figures/mcp_peer.js'
 import { permissionsFigure } from './figures/permissions.js'
 import { mcpSoakFigure } from './figures/mcp_soak.js'
@@ -37,7 +38,7 @@ import { markdownTable, textTable } from './report.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, processSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
+const FIGURES: Figure[] = [importTimeFigure, executorFigure, spanCostFigure, callIdFigure, grepFigure, bashSpawnFigure, processSpawnFigure, bashOutputFigure, editFigure, writeFigure, readFigure, readConcurrentFigure, readRangeFigure, readHeadFigure, spoolFigure, mcpPeerFigure, mcpHttpFigure, permissionsFigure, mcpSoakFigure, networkProxyFigure, journalScaleFigure]
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<string> | undefined } {
   const quick = argv.includes('--quick')

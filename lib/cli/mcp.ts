@@ -1,10 +1,12 @@
 /**
- * `toolsmith mcp`: the five built-in tools served over MCP on stdio.
+ * `toolsmith mcp`: the five built-in tools served over MCP on stdio (or Streamable HTTP with `--http`).
  *
  * @module
  */
-import { createMcpServer } from '../surfaces/mcp/mcp_server.js'
-import { McpStdioServerTransport } from '../surfaces/mcp/mcp_stdio_transport.js'
+import type { Tool } from '../core/tool.js'
+import type { McpServerOptions } from '../surfaces/mcp/mcp_server.js'
+import { serveMcpStdio } from '../surfaces/mcp/mcp_stdio_serve.js'
+import { parseHttpBinding, serveHttp } from './mcp_http.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
 import { commandJournal } from './journal_option.js'
@@ -15,7 +17,7 @@ import { CliUsageError } from './usage.js'
 import { packageVersion } from './version.js'
 
 /**
- * Run `mcp` until the client closes stdin (or the process is signalled).
+ * Run `mcp` until the client closes stdin (or, with `--http`, until the process is signalled).
  *
  * @param parsed - The command line.
  * @param io - The streams (stdout carries the protocol, so nothing else is written there).
@@ -24,12 +26,13 @@ import { packageVersion } from './version.js'
  */
 export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'mcp')
+  const binding = parsed.http === undefined ? undefined : parseHttpBinding(parsed.http)
   const sandbox = commandSandbox(parsed.sandbox, 'mcp')
   const tools = createTools(sandbox)
   // No approver of its own: `ask` goes to the client by elicitation, or is denied.
   const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'mcp')
   const opened = commandJournal(parsed, 'mcp')
-  const server = createMcpServer(Object.values(tools), {
+  const options = {
     ...(permissions ? { permissions } : {}),
     ...(opened ? { journal: opened.journal } : {}),
     name: 'toolsmith',
@@ -40,20 +43,31 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
     instructions:
       'Files are read, written and searched inside one sandbox directory; bash runs an executable with arguments ' +
       '(no shell) in that directory.',
-  })
+  }
+  try {
+    if (binding !== undefined) {
+      const origins = parsed.allowedOrigins
+      return await serveHttp(binding, Object.values(tools), origins === undefined ? options : { ...options, allowedOrigins: ['localhost', '127.0.0.1', '[::1]', ...origins] }, io)
+    }
+    await serveStdio(Object.values(tools), options, io)
+    return 0
+  } finally {
+    await opened?.close()
+  }
+}
+
+async function serveStdio(tools: Tool[], options: McpServerOptions, io: CliIo): Promise<void> {
   // Not the SDK's StdioServerTransport: that one leaves malformed lines
   // unanswered and closes (exit 0, silently) on a line over 10 MiB.
-  const transport = new McpStdioServerTransport(io.stdin, io.stdout)
+  const serving = serveMcpStdio(tools, { ...options, stdin: io.stdin, stdout: io.stdout })
+  const { transport } = serving
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve
+    void serving.closed.then(resolve)
     // Input ended: answer every request already read, then exit.
     io.stdin.once('end', () => void transport.settled().then(resolve))
     process.once('SIGTERM', resolve)
     process.once('SIGINT', resolve)
   })
-  await server.connect(transport)
   await closed
-  await server.close().catch(() => undefined)
-  await opened?.close()
-  return 0
+  await serving.close().catch(() => undefined)
 }

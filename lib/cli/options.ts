@@ -14,7 +14,22 @@ import { CliUsageError } from './usage.js'
 const LIMIT_FLAGS = ['limit-processes', 'limit-memory', 'limit-tmp', 'limit-file-size'] as const
 
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: ['root', 'allow-network', 'allow-domain', 'no-os-sandbox', 'readable-host', 'readable-path', 'max-output-bytes', 'timeout-ms', 'policy', 'journal', 'schema', ...LIMIT_FLAGS],
+  mcp: [
+    'root',
+    'allow-network',
+    'allow-domain',
+    'no-os-sandbox',
+    'readable-host',
+    'readable-path',
+    'max-output-bytes',
+    'timeout-ms',
+    'policy',
+    'journal',
+    'schema',
+    'http',
+    'allowed-origin',
+    ...LIMIT_FLAGS,
+  ],
   call: [
     'root',
     'allow-network',
@@ -61,6 +76,8 @@ const ALL_OPTIONS = {
   json: { type: 'boolean' },
   journal: { type: 'string' },
   'idempotency-key': { type: 'string' },
+  http: { type: 'string' },
+  'allowed-origin': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -105,6 +122,10 @@ export interface ParsedCommandLine {
   journal: string | undefined
   /** `--idempotency-key KEY`, for `call`: the call's stable identity in the journal. */
   idempotencyKey: string | undefined
+  /** `--http [HOST:]PORT`, for `mcp`: serve Streamable HTTP there instead of stdio. */
+  http: string | undefined
+  /** `--allowed-origin HOST`, for `mcp --http`: browser origins allowed besides localhost. */
+  allowedOrigins: string[] | undefined
 }
 
 /**
@@ -166,6 +187,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     const problem = idempotencyKeyProblem(key)
     if (problem !== undefined) throw new CliUsageError(`--idempotency-key ${problem}`, command)
   }
+  if (values.http === '') throw new CliUsageError('--http needs [HOST:]PORT, e.g. --http 8080 or --http 127.0.0.1:8080', command)
+  if (values['allowed-origin'] !== undefined && values.http === undefined) throw new CliUsageError('--allowed-origin applies only with --http', command)
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
   const limits: NonNullable<SandboxOptions['limits']> = {}
@@ -192,6 +215,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     json: values.json === true,
     journal: values.journal,
     idempotencyKey: key,
+    http: values.http,
+    allowedOrigins: values['allowed-origin'],
   }
 }
 

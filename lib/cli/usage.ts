@@ -62,7 +62,7 @@ export const HELP: Readonly<Record<string, string>> = {
 Sandboxed read, write, edit, grep and bash tools for agents.
 
 Commands:
-  mcp                        Serve the five tools over MCP (stdio)
+  mcp                        Serve the five tools over MCP (stdio, or HTTP with --http)
   call TOOL JSON             Run one tool call and print its result
   describe [--provider P]    Print the tool definitions as a JSON array
   demo                       Run a scripted agent turn on a copy of a small project
@@ -99,7 +99,15 @@ ${COMMON}
                            request whose _meta carries
                            "io.github.toolsmith/idempotency-key" is durable: a repeat
                            of it gets the recorded result, the tool does not run again
-  --schema S               Schema of a PostgreSQL journal (default: toolsmith)`,
+  --schema S               Schema of a PostgreSQL journal (default: toolsmith)
+  --http [HOST:]PORT       Serve Streamable HTTP on http://HOST:PORT/mcp instead of
+                           stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free
+                           one, printed on stderr). Stateless: replicas on one
+                           --journal may sit behind any load balancer. Beyond
+                           loopback, TOOLSMITH_MCP_TOKEN must hold a secret (16+
+                           characters) that clients send as "Authorization: Bearer"
+  --allowed-origin HOST    With --http: a browser Origin hostname allowed besides
+                           localhost (repeatable)`,
 
   call: `Usage: toolsmith call TOOL JSON [options]
 

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server'
 import { isPlainObject } from '../../utils/guards.js'
-import { mcpSdk } from './mcp_sdk.js'
+import { mcpCore } from './mcp_sdk.js'
 
 /** JSON-RPC 2.0's error codes for a message that cannot be processed. */
 export const JSON_RPC_PARSE_ERROR = -32700
@@ -65,7 +65,7 @@ export function checkJsonRpcMessage(value: unknown): MessageCheck {
   if (value.jsonrpc !== '2.0') {
     return refuse(id, `Invalid Request: "jsonrpc" must be "2.0", got ${value.jsonrpc === undefined ? 'none' : JSON.stringify(value.jsonrpc)}`)
   }
-  const sdk = mcpSdk()
+  const sdk = mcpCore()
   if ('method' in value) {
     if (typeof value.method !== 'string') return refuse(id, `Invalid Request: "method" must be a string, got ${describe(value.method)}`)
     if (value.params !== undefined && !isPlainObject(value.params)) {

@@ -1,12 +1,19 @@
 /**
  * `createMcpServer`: serve tools over the Model Context Protocol with the
- * SDK's low-level `Server`.
+ * SDK's low-level `Server` (v2: the 2026-07-28 revision and the 2025 ones).
  *
  * @module
  */
 import { traceContextFromMeta } from '../../telemetry/trace_context.js'
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { CallToolResult, JSONRPCRequest, ListToolsResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js'
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  JSONRPCRequest,
+  ListToolsResult,
+  ProgressToken,
+  Server,
+  ServerContext,
+} from '@modelcontextprotocol/server'
 import { createDispatchContext, type DispatchContext } from '../../core/dispatch_context.js'
 import type { Tool } from '../../core/tool.js'
 import { toolList, type ToolCollection } from '../../core/tool_collection.js'
@@ -15,7 +22,7 @@ import { createCallContext } from '../../core/call_context.js'
 import { runOf } from '../../core/pipeline/call_run.js'
 import type { ToolCallJournal } from '../../journal/contract.js'
 import { Permissions } from '../../permissions/permissions.js'
-import { elicitationApprover } from './mcp_elicitation.js'
+import { clientApproval } from './mcp_elicitation.js'
 import { linkSignals } from '../../utils/linked_signal.js'
 import { toMcpTool } from './mcp.js'
 import { mcpSdk } from './mcp_sdk.js'
@@ -150,13 +157,38 @@ export interface McpServerOptions {
  * ```
  */
 export function createMcpServer(tools: ToolCollection, options: McpServerOptions): Server {
+  return buildMcpServer(prepareMcpServing(tools, options))
+}
+
+/**
+ * What every server instance of one serving shares: the context (one run, so
+ * rows' seq counts up across requests and instances), the gate and its
+ * remembered approvals, the name map. Stdio builds one instance from it;
+ * Streamable HTTP builds one per request.
+ *
+ * @internal
+ */
+export interface McpServing {
+  readonly tools: ToolCollection
+  readonly options: McpServerOptions
+  readonly context: DispatchContext
+  readonly ownContext: boolean
+  readonly overlay: Pick<DispatchContext, 'journal' | 'run'> | undefined
+  readonly gate: DispatchContext['permissions']
+  readonly maxBytes: number
+  readonly progressEveryMs: number
+  readonly names: ToolNameMap
+  /** Aborts when the client's input ended (a stdio transport that knows it): a pending 2025 approval stops waiting. */
+  readonly inputEnded?: AbortSignal
+}
+
+/**
+ * Check the options and build the state every instance shares.
+ *
+ * @internal
+ */
+export function prepareMcpServing(tools: ToolCollection, options: McpServerOptions): McpServing {
   assertServerIdentity(options)
-  const { Server, ErrorCode } = mcpSdk()
-  const server = new Server(
-    { name: options.name, version: options.version },
-    { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
-  )
-  const ownContext = options.context === undefined
   const journal = options.journal
   if (journal !== undefined && options.context?.journal !== undefined && options.context.journal !== journal) {
     throw new E_INVALID_OPTIONS('createMcpServer: the journal option and options.context.journal name two journals; give it once', {
@@ -164,15 +196,35 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     })
   }
   const context = options.context ?? createDispatchContext(journal === undefined ? {} : { journal })
-  // A caller's context without a journal records under its own run: one run for
-  // the server's calls, so their rows' seq counts up across requests.
-  const overlay = journal !== undefined && context.journal === undefined ? { journal, run: runOf(context) } : undefined
-  const maxBytes = resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer')
-  const gate = options.permissions ?? context.permissions
+  return {
+    tools,
+    options,
+    context,
+    ownContext: options.context === undefined,
+    // A caller's context without a journal records under its own run: one run for
+    // the server's calls, so their rows' seq counts up across requests.
+    overlay: journal !== undefined && context.journal === undefined ? { journal, run: runOf(context) } : undefined,
+    gate: options.permissions ?? context.permissions,
+    maxBytes: resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer'),
+    progressEveryMs: resolveProgressInterval(options.progressIntervalMs),
+    names: new ToolNameMap(TOOL_NAME_RULES.mcp),
+  }
+}
+
+/**
+ * One SDK `Server` instance over a prepared serving.
+ *
+ * @internal
+ */
+export function buildMcpServer(serving: McpServing): Server {
+  const { tools, options, context, ownContext, overlay, gate, maxBytes, progressEveryMs, names, inputEnded } = serving
+  const { Server, ProtocolErrorCode } = mcpSdk()
+  const server = new Server(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: { listChanged: false } }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+  )
   // Asks go to the client when the gate has no approver of its own.
-  const asking = Permissions.isPermissions(gate) && !gate.hasApprover ? gate.withApprover(elicitationApprover(server), 'mcp-elicitation') : gate
-  const progressEveryMs = resolveProgressInterval(options.progressIntervalMs)
-  const names = new ToolNameMap(TOOL_NAME_RULES.mcp)
+  const asksClient = Permissions.isPermissions(gate) && !gate.hasApprover
   const current = (): Tool[] => {
     const list = toolList(tools)
     for (const tool of list) if (names.isLegal(tool.name)) names.toProvider(tool.name)
@@ -183,17 +235,18 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
     tools: current().map((tool) => toMcpTool(tool, { names, openWorldHint: options.openWorldHint })),
   })
 
-  const callTool = async (request: JSONRPCRequest, extra: RequestExtra): Promise<CallToolResult> => {
+  const callTool = async (request: JSONRPCRequest, extra: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const { name: providerName, arguments: given, progressToken, idempotencyKey } = callParams(request.params)
     const name = names.fromProvider(providerName) ?? providerName
     const tool = current().find((t) => t.name === name)
-    if (tool === undefined) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${providerName}`)
-    const toolCallId = String(extra.requestId)
+    if (tool === undefined) throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${providerName}`)
+    const signal = extra.mcpReq.signal
+    const toolCallId = String(extra.mcpReq.id)
     // The server's own context is never aborted (nothing outside can reach
     // it), so the request's signal alone is the combined one. A caller's
     // context is linked for this call only: released below, so a finished
     // call leaves nothing on that long-lived signal.
-    const link = ownContext ? undefined : linkSignals([context.abortSignal, extra.signal])
+    const link = ownContext ? undefined : linkSignals([context.abortSignal, signal])
     const traceContext = traceContextFromMeta(isPlainObject(request.params) ? request.params._meta : undefined)
     // The request id is no identity across connections (clients count from 1):
     // only the client's own key makes the call durable.
@@ -205,15 +258,21 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
         ...(traceContext === undefined ? {} : { traceContext }),
       }),
       ...overlay,
-      abortSignal: link?.signal ?? extra.signal,
+      abortSignal: link?.signal ?? signal,
     }
-    const ctx = asking === undefined ? callContext : { ...callContext, permissions: asking }
+    const approval = asksClient ? clientApproval(server, extra, inputEnded ?? transportInputEnded(server)) : undefined
+    const permissions = approval === undefined ? gate : (gate as Permissions).withApprover(approval.approver, 'mcp-elicitation')
+    const ctx = permissions === undefined ? callContext : { ...callContext, permissions }
     const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)
     try {
       const args = given ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
       return { content: [{ type: 'text', text: await toolResultToText(result, { maxBytes }) }] }
     } catch (error) {
+      // On 2026-07-28 the question goes back in the answer: the client asks its
+      // user and retries the same request with the reply.
+      const question = approval?.pending()
+      if (question !== undefined) return question
       return { isError: true, content: [{ type: 'text', text: toolFailureText(error) }] }
     } finally {
       if (progress !== undefined) clearInterval(progress)
@@ -222,16 +281,22 @@ export function createMcpServer(tools: ToolCollection, options: McpServerOptions
   }
 
   // tools/list and tools/call are served by the fallback handler rather than
-  // setRequestHandler: the SDK parses a registered method's params with its
-  // zod schema first, and a malformed tools/call (no params, arguments a
-  // string, name a number) came back as -32603 with a multi-line zod dump.
-  // Here callParams checks them and refuses with -32602 and one line.
+  // setRequestHandler: the SDK checks a registered method's params against its
+  // own schema first, with a less precise message. Here callParams checks
+  // them and refuses with -32602 and one line. The SDK still encodes the
+  // result for the connection's protocol revision.
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method === 'tools/list') return listTools()
     if (request.method === 'tools/call') return callTool(request, extra)
-    throw rpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
+    throw rpcError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`)
   }
   return server
+}
+
+/** The `inputEnded` signal of a transport that has one (toolsmith's stdio transport, connected by hand). */
+function transportInputEnded(server: Server): AbortSignal | undefined {
+  const signal = (server.transport as { inputEnded?: unknown } | undefined)?.inputEnded
+  return signal instanceof AbortSignal ? signal : undefined
 }
 
 /**
@@ -243,8 +308,6 @@ function rpcError(code: number, message: string): Error & { code: number } {
   return Object.assign(new Error(message), { code })
 }
 
-type RequestExtra = Parameters<NonNullable<Server['fallbackRequestHandler']>>[1]
-
 /** `tools/call`'s params, checked with one-line `InvalidParams` errors. */
 function callParams(params: unknown): {
   name: string
@@ -253,7 +316,7 @@ function callParams(params: unknown): {
   idempotencyKey: string | undefined
 } {
   const invalid = (message: string): never => {
-    throw rpcError(mcpSdk().ErrorCode.InvalidParams, `Invalid params: ${message}`)
+    throw rpcError(mcpSdk().ProtocolErrorCode.InvalidParams, `Invalid params: ${message}`)
   }
   if (!isPlainObject(params)) return invalid(`tools/call needs "params": { "name": string, "arguments"?: object }, got ${kindOf(params)}`)
   if (typeof params.name !== 'string') return invalid(`tools/call "params.name" must be a string (the tool's name), got ${kindOf(params.name)}`)
@@ -289,15 +352,15 @@ function kindOf(value: unknown): string {
  * increase) and `message` says how long the call has run; there is no
  * `total`.
  */
-function startProgress(toolName: string, progressToken: ProgressToken, everyMs: number, extra: RequestExtra): NodeJS.Timeout | undefined {
+function startProgress(toolName: string, progressToken: ProgressToken, everyMs: number, extra: ServerContext): NodeJS.Timeout | undefined {
   if (everyMs === Number.POSITIVE_INFINITY) return undefined
   const started = performance.now()
   let count = 0
   const timer = setInterval(() => {
     count++
     const seconds = (performance.now() - started) / 1000
-    extra
-      .sendNotification({
+    extra.mcpReq
+      .notify({
         method: 'notifications/progress',
         params: { progressToken, progress: count, message: `${toolName} running for ${seconds.toFixed(seconds < 10 ? 1 : 0)} s` },
       })

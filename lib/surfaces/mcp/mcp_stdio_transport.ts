@@ -5,8 +5,7 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCMessage, RequestId, Transport } from '@modelcontextprotocol/server'
 import { E_INVALID_OPTIONS } from '../../exceptions.js'
 import {
   JSON_RPC_INVALID_REQUEST,
@@ -96,6 +95,8 @@ export class McpStdioServerTransport implements Transport {
   readonly #unanswered = new Set<RequestId>()
   #onSettled: (() => void) | undefined
   readonly #inputEnded = new AbortController()
+  readonly #closedPromise: Promise<void>
+  #resolveClosed!: () => void
 
   /**
    * @param stdin - Where messages arrive.
@@ -111,6 +112,9 @@ export class McpStdioServerTransport implements Transport {
     this.#stdin = stdin
     this.#stdout = stdout
     this.#maxBytes = max
+    this.#closedPromise = new Promise((resolve) => {
+      this.#resolveClosed = resolve
+    })
   }
 
   /** Start reading (the SDK's `connect` calls it). */
@@ -120,6 +124,15 @@ export class McpStdioServerTransport implements Transport {
     this.#stdin.on('data', this.#onData)
     this.#stdin.on('error', this.#onStreamError)
     this.#stdin.once('end', this.#onEnd)
+  }
+
+  /**
+   * Resolves once the transport has closed (by `close()`, whoever called
+   * it): what a command serving stdio waits for, whatever the SDK did with
+   * `onclose`.
+   */
+  get closed(): Promise<void> {
+    return this.#closedPromise
   }
 
   /**
@@ -189,6 +202,7 @@ export class McpStdioServerTransport implements Transport {
     const settled = this.#onSettled
     this.#onSettled = undefined
     settled?.()
+    this.#resolveClosed()
     this.onclose?.()
   }
 
