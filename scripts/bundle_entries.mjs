@@ -11,7 +11,7 @@
 // application, and resolving and loading joi's, the MCP SDK's and zod's
 // hundreds of files was most of `toolsmith mcp`'s start-up (bench row
 // `mcp-startup`). Each command stays a chunk of its own, loaded when it runs.
-import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -48,8 +48,27 @@ for (const file of existsSync(cliDir) ? readdirSync(cliDir) : []) {
   if (/-[A-Z0-9]{8}\.js$/.test(file)) rmSync(path.join(cliDir, file))
 }
 
+// The library requires its heavy dependencies on first use through
+// `createRequire(import.meta.url)('…')` (the MCP SDK, its Node adapter, diff):
+// synchronous, and invisible to a bundler, so the entries above keep them out
+// of `import 'toolsmith'`. In the CLI they are plain `require('…')` calls,
+// which esbuild follows: the package lands in the chunk of the command that
+// requires it, and is evaluated on that first call as before. A call of a
+// package left external stays a `require` of node_modules (see the banner).
+const requireOnFirstUse = {
+  name: 'require-on-first-use',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]lib[\\/].*\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      if (!source.includes('createRequire(import.meta.url)(')) return undefined
+      return { contents: source.replaceAll('createRequire(import.meta.url)(', 'require('), loader: 'ts' }
+    })
+  },
+}
+
 await build({
   entryPoints: [path.join(root, 'lib/cli/main.ts')],
+  plugins: [requireOnFirstUse],
   // Chunks beside main.js, not in a subfolder: the CLI's modules find
   // package.json and examples/ relative to their own URL, one level below dist/.
   outdir: cliDir,
