@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -78,6 +78,28 @@ describe('installable outside this repository (issue 12)', () => {
     const { stdout } = await run(join(project, 'node_modules/.bin/toolsmith'), ['--help'], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } })
     expect(stdout).toMatch(/^Usage: toolsmith <command> \[options\]/)
   })
+
+  // The bin is an esbuild bundle with its dependencies inside (scripts/bundle_entries.mjs),
+  // and the specs under spec/cli run the source: this is where the bundle itself serves MCP.
+  it('serves MCP from the installed bin: initialize, then tools/list names the five tools', () => {
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'newcomer', version: '1.0.0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]
+    // Input ends after the requests: the server answers them all, then exits 0.
+    const result = spawnSync(join(project, 'node_modules/.bin/toolsmith'), ['mcp', '--root', project], {
+      cwd: project,
+      input: requests.map((request) => `${JSON.stringify(request)}\n`).join(''),
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+      timeout: 120_000,
+    })
+    expect(result.status, result.stderr).toBe(0)
+    const answers = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { serverInfo?: { name: string }; tools?: { name: string }[] } })
+    expect(answers.find((answer) => answer.id === 1)?.result.serverInfo?.name).toBe('toolsmith')
+    expect(answers.find((answer) => answer.id === 2)?.result.tools?.map((tool) => tool.name).sort()).toEqual(['bash', 'edit', 'grep', 'read', 'write'])
+  }, 150_000)
 
   it('resolves the subpath entries by name, and they share the root classes', async () => {
     const script = `

@@ -1,13 +1,14 @@
 /**
  * `toolsmith mcp` against the official MCP filesystem server
  * (`@modelcontextprotocol/server-filesystem`), both spawned over stdio and
- * driven by the MCP SDK's client, interleaved in one run: the per-call cost a
- * model's most frequent calls pay end to end (client, JSON-RPC over pipes,
- * server, tool, file system).
+ * driven by the MCP SDK's client, interleaved in one run: the start-up an MCP
+ * client waits for (spawn, `initialize`, `tools/list`, from the built bin a
+ * user runs), and the per-call cost a model's most frequent calls pay end to
+ * end (client, JSON-RPC over pipes, server, tool, file system).
  *
  * @module
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { open, rename } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -16,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { BENCH_TMP } from '../fixtures.js'
 import { interleave, metric, timed } from '../harness.js'
-import { makeRow, type Figure, type Row } from '../figure.js'
+import { makeRow, skippedRow, type Figure, type Row } from '../figure.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -85,9 +86,51 @@ async function toolsmithPeer(root: string): Promise<Peer> {
   }
 }
 
+/** The built CLI: what `npx toolsmith` and an installed bin run. */
+const TOOLSMITH_BIN = path.join(ROOT, 'dist/cli/main.js')
+const OFFICIAL_SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
+
+/**
+ * One start-up: spawn the server, `initialize` (with the `initialized`
+ * notification) and `tools/list`, as a client does before its first call.
+ * The process is closed after the sample, outside the timing.
+ */
+async function startup(args: string[], tools: number): Promise<{ ms: number }> {
+  const start = process.hrtime.bigint()
+  const client = await connect(process.execPath, args, 'startup')
+  const listed = await client.listTools()
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  await client.close()
+  if (listed.tools.length < tools) throw new Error(`the server listed ${listed.tools.length} tools, expected ${tools} or more`)
+  return { ms }
+}
+
+async function startupRow(root: string, quick: boolean): Promise<Row> {
+  const figure = 'MCP: start-up (spawn + initialize + tools/list)'
+  const target = { kind: 'ratio', max: 1.0 } as const
+  if (!existsSync(TOOLSMITH_BIN)) return skippedRow('mcp-startup', figure, target, 'dist/ is missing: run `npm run build` first')
+  const samples = await interleave(
+    {
+      baseline: () => startup([OFFICIAL_SERVER, root], 10),
+      subject: () => startup([TOOLSMITH_BIN, 'mcp', '--root', root], 5),
+    },
+    { warmup: 1, samples: quick ? 7 : 21 },
+  )
+  return makeRow({
+    id: 'mcp-startup',
+    figure,
+    subject: 'node dist/cli/main.js mcp --root DIR (the built bin): spawn, initialize, tools/list (5 tools)',
+    baseline: 'node @modelcontextprotocol/server-filesystem DIR: spawn, initialize, tools/list (14 tools)',
+    unit: 'ms',
+    subjectValues: metric(samples.subject, 'ms'),
+    baselineValues: metric(samples.baseline, 'ms'),
+    target,
+    note: 'ms from spawn to the tools/list answer, SDK client over stdio, one new process per sample, interleaved; the machine\'s load is printed above the table',
+  })
+}
+
 async function officialPeer(root: string): Promise<Peer> {
-  const server = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
-  const client = await connect(process.execPath, [server, root], 'official')
+  const client = await connect(process.execPath, [OFFICIAL_SERVER, root], 'official')
   const abs = (file: string) => path.join(root, file)
   return {
     client,
@@ -111,6 +154,8 @@ export const mcpPeerFigure: Figure = {
     }
     const secondLine = text.split('\n')[1]!
     const edited = secondLine.replace('compute', 'recompute')
+    // First, while no server of this figure is running yet.
+    const startupRows = [await startupRow(roots.toolsmith, config.quick)]
     const peers = { toolsmith: await toolsmithPeer(roots.toolsmith), official: await officialPeer(roots.official) }
     try {
       for (const peer of Object.values(peers)) {
@@ -149,6 +194,7 @@ export const mcpPeerFigure: Figure = {
       const server = `toolsmith mcp --root DIR (node --import tsx lib/cli/main.ts)`
       const official = `@modelcontextprotocol/server-filesystem DIR`
       const rows: Row[] = [
+        ...startupRows,
         makeRow({
           id: 'mcp-read',
           figure: `MCP: read of a ${text.length}-byte file ×${reads}`,

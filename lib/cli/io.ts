@@ -44,3 +44,13 @@ export async function readAll(stream: Readable): Promise<string> {
   for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
   return Buffer.concat(chunks).toString('utf8')
 }
+
+/**
+ * Collapse whitespace so a message prints as one line.
+ *
+ * @param text - Any text.
+ * @returns The text on one line.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim()
+}

@@ -8,11 +8,9 @@ import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { runJournalAudit } from './journal_audit.js'
 import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../journal/postgres_journal.js'
 import { writeOut, type CliIo } from './io.js'
+import { JOURNAL_URL_ENV } from './journal_option.js'
 import type { ParsedCommandLine } from './options.js'
 import { CliUsageError } from './usage.js'
-
-/** The environment variable read when `--postgres` is not given (keeps the password off the command line). */
-export const JOURNAL_URL_ENV = 'TOOLSMITH_JOURNAL_URL'
 
 /**
  * Run `toolsmith journal migrate --postgres URL [--schema S] [--print-sql]`,

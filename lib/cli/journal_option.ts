@@ -12,8 +12,14 @@ import { JsonlJournal } from '../journal/jsonl_journal.js'
 import { PostgresJournal } from '../journal/postgres_journal.js'
 import { SqliteJournal } from '../journal/sqlite_journal.js'
 import { nonRegularKind } from '../utils/file_kind.js'
-import { JOURNAL_URL_ENV } from './journal.js'
 import { CliUsageError } from './usage.js'
+
+/**
+ * The environment variable read when `--postgres` (or `--journal postgres`)
+ * gives no URL: it keeps the password off the command line. Defined here, not
+ * in journal.ts, so `mcp` and `call` do not load the `journal` command.
+ */
+export const JOURNAL_URL_ENV = 'TOOLSMITH_JOURNAL_URL'
 
 /** File name endings read as a SQLite journal; every other file is JSONL unless prefixed `sqlite:`. */
 const SQLITE_EXTENSIONS = new Set(['.sqlite', '.sqlite3', '.db'])

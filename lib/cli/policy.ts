@@ -9,8 +9,7 @@ import type { Readable, Writable } from 'node:stream'
 import { errorSummary } from '../exceptions.js'
 import { loadPermissionPolicy } from '../permissions/load_policy.js'
 import { Permissions, type ApprovalRequest, type Approver } from '../permissions/permissions.js'
-import type { CliIo } from './io.js'
-import { oneLine } from './sandbox_tools.js'
+import { oneLine, type CliIo } from './io.js'
 import { CliUsageError } from './usage.js'
 
 /**

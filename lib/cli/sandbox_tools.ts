@@ -7,6 +7,7 @@ import { statSync } from 'node:fs'
 import { errorSummary } from '../exceptions.js'
 import { Sandbox, type SandboxOptions } from '../sandbox/sandbox.js'
 import { createTools, type BuiltinTools } from '../tools/index.js'
+import { oneLine } from './io.js'
 import { CliUsageError } from './usage.js'
 
 /**
@@ -78,14 +79,4 @@ function assertDirectory(dir: string, command: string): void {
     throw new CliUsageError(`--root ${dir} does not exist`, command)
   }
   if (!isDirectory) throw new CliUsageError(`--root ${dir} is not a directory`, command)
-}
-
-/**
- * Collapse whitespace so a message prints as one line.
- *
- * @param text - Any text.
- * @returns The text on one line.
- */
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim()
 }
