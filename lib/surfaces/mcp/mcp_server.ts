@@ -24,7 +24,7 @@ import type { ToolCallJournal } from '../../journal/contract.js'
 import { Permissions } from '../../permissions/permissions.js'
 import { clientApproval } from './mcp_elicitation.js'
 import { linkSignals } from '../../utils/linked_signal.js'
-import { toMcpTool } from './mcp.js'
+import { toMcpTool, type McpToolDefinition } from './mcp.js'
 import { mcpSdk } from './mcp_sdk.js'
 import { isPlainObject } from '../../utils/guards.js'
 import { idempotencyKeyProblem, MCP_IDEMPOTENCY_KEY_META } from '../../providers/idempotency_key.js'
@@ -179,6 +179,12 @@ export interface McpServing {
   readonly maxBytes: number
   readonly progressEveryMs: number
   readonly names: ToolNameMap
+  /**
+   * Each tool's `tools/list` entry, built once: a Tool does not change (a
+   * registry's list does, and is read on every request), and building one is
+   * joi's `describe()` plus the JSON Schema conversion (milliseconds per tool).
+   */
+  readonly definitions: WeakMap<Tool, McpToolDefinition>
   /** Aborts when the client's input ended (a stdio transport that knows it): a pending 2025 approval stops waiting. */
   readonly inputEnded?: AbortSignal
 }
@@ -209,6 +215,7 @@ export function prepareMcpServing(tools: ToolCollection, options: McpServerOptio
     maxBytes: resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer'),
     progressEveryMs: resolveProgressInterval(options.progressIntervalMs),
     names: new ToolNameMap(TOOL_NAME_RULES.mcp),
+    definitions: new WeakMap(),
   }
 }
 
@@ -233,7 +240,7 @@ export function buildMcpServer(serving: McpServing): Server {
   }
 
   const listTools = (): ListToolsResult => ({
-    tools: current().map((tool) => toMcpTool(tool, { names, openWorldHint: options.openWorldHint })),
+    tools: current().map((tool) => definitionOf(serving, tool)),
   })
 
   const callTool = async (request: JSONRPCRequest, extra: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
@@ -292,6 +299,15 @@ export function buildMcpServer(serving: McpServing): Server {
     throw rpcError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`)
   }
   return server
+}
+
+function definitionOf(serving: McpServing, tool: Tool): McpToolDefinition {
+  let definition = serving.definitions.get(tool)
+  if (definition === undefined) {
+    definition = toMcpTool(tool, { names: serving.names, openWorldHint: serving.options.openWorldHint })
+    serving.definitions.set(tool, definition)
+  }
+  return definition
 }
 
 /** The `inputEnded` signal of a transport that has one (toolsmith's stdio transport, connected by hand). */
