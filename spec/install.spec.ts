@@ -141,6 +141,13 @@ describe('installable outside this repository (issue 12)', () => {
     const failure = JSON.parse(stdout) as { code: string; message: string }
     expect(failure.code).toBe('E_OPTIONAL_DEPENDENCY_MISSING')
     expect(failure.message).toContain('npm install @modelcontextprotocol/server @modelcontextprotocol/node')
+    // The CLI's stdio server says the same, naming the package rather than its `/stdio` subpath.
+    const cli = await run(join(project, 'node_modules/.bin/toolsmith'), ['mcp', '--root', project], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+    )
+    expect(cli.code).toBe(1)
+    expect(cli.stderr).toContain('E_OPTIONAL_DEPENDENCY_MISSING: Serving MCP needs the optional peer dependency "@modelcontextprotocol/server": run `npm install @modelcontextprotocol/server @modelcontextprotocol/node`')
   })
 
   it('compiles a consumer under strict with "types": ["node"], as the README says', async () => {

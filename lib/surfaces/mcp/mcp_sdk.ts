@@ -34,9 +34,11 @@ export function requireMcpPackage<T>(name: string): T {
   } catch (cause) {
     // Only a missing package is a setup step; an error thrown while the package loads is its own failure.
     if ((cause as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw cause
-    throw new E_OPTIONAL_DEPENDENCY_MISSING(`Serving MCP needs the optional peer dependency "${name}": run \`${INSTALL_HINT}\``, {
+    // Name the package, not the subpath (`@modelcontextprotocol/server/stdio` is installed as `@modelcontextprotocol/server`).
+    const dependency = name.split('/').slice(0, 2).join('/')
+    throw new E_OPTIONAL_DEPENDENCY_MISSING(`Serving MCP needs the optional peer dependency "${dependency}": run \`${INSTALL_HINT}\``, {
       cause,
-      details: { dependency: name },
+      details: { dependency },
     })
   }
 }
