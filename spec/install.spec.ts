@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -19,19 +19,29 @@ function firstSnippet(): string {
 
 /**
  * A lockfile for the newcomer project: toolsmith from the tarball, its
- * runtime dependencies pinned as this repository's lockfile pins them. Offline,
- * npm can only resolve what its cache holds, and `npm ci` here caches the
- * tarballs but not the registry's metadata a range needs: with the versions
- * and integrities written down, the install needs the tarballs only.
+ * runtime dependencies (and `extra`, the consumer's own) pinned as this
+ * repository's lockfile pins them. Offline, npm can only resolve what its
+ * cache holds, and `npm ci` here caches the tarballs but not the registry's
+ * metadata a range needs: with the versions, integrities and tarball URLs
+ * written down, the install needs the tarballs only. The entries are the
+ * closure of the package's `dependencies`, walked from package.json rather
+ * than read off the lockfile's `dev` flags, so an optional peer the
+ * repository installs for its own specs stays out of the newcomer's tree.
  */
-function lockFor(tarball: string, dependencies: Record<string, string>): object {
+function lockFor(tarball: string, dependencies: Record<string, string>, extra: readonly string[]): object {
   const repoLock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> }
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>
   const packages: Record<string, unknown> = { '': { name: 'newcomer', version: '1.0.0', dependencies } }
-  for (const [path, entry] of Object.entries(repoLock.packages)) {
-    if (path === '' || entry.dev === true || entry.link === true) continue
-    if (entry.devOptional === true && entry.optional !== true) continue
-    packages[path] = entry
+  const queue = [...Object.keys(pkg.dependencies as Record<string, string>), ...extra]
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    const path = `node_modules/${name}`
+    if (path in packages) continue
+    const entry = repoLock.packages[path]
+    if (!entry) throw new Error(`package-lock.json has no hoisted ${path}`)
+    // This repository's lockfile omits `resolved`; without it npm asks the registry where the tarball is.
+    const resolved = entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz`
+    packages[path] = { ...entry, resolved }
+    queue.push(...Object.keys((entry.dependencies ?? {}) as object), ...Object.keys((entry.optionalDependencies ?? {}) as object))
   }
   const { version, license, bin, engines, peerDependencies, peerDependenciesMeta } = pkg
   packages['node_modules/toolsmith'] = {
@@ -41,28 +51,49 @@ function lockFor(tarball: string, dependencies: Record<string, string>): object 
   return { name: 'newcomer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }
 }
 
+/** What `npm pack --json` reports for one tarball (the fields the budget reads). */
+interface PackReport {
+  size: number
+  unpackedSize: number
+  files: { path: string }[]
+}
+
+/**
+ * The tarball's budget, from its measured size with headroom (0.83 MB packed,
+ * 2.85 MB unpacked, 454 files when set): a dependency bundled by mistake, or
+ * source maps coming back, fails here rather than in a user's install.
+ */
+const PACK_BUDGET = { packedBytes: 1_100_000, unpackedBytes: 3_800_000 }
+
+/** The consumer's own development dependencies: Node's types, for a strict compile with `"types": ["node"]`. */
+const CONSUMER_DEV = ['@types/node', 'undici-types']
+
 // A newcomer's path, end to end: the package is packed as npm would publish
 // it, installed from the tarball into an empty project with no network (the
 // npm cache only), and used from there by name.
 describe('installable outside this repository (issue 12)', () => {
   let project: string
+  let pack: PackReport
 
   beforeAll(async () => {
     // Built and packed from a staging copy, so the repository's dist/ is never touched mid-suite.
     const staging = trackedMkdtemp(join(tmpdir(), 'toolsmith-pack-'))
-    for (const file of ['package.json', 'README.md']) copyFileSync(join(ROOT, file), join(staging, file))
+    for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) copyFileSync(join(ROOT, file), join(staging, file))
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')], { cwd: ROOT })
     // The same two steps as `npm run build`: tsc, then the bundled entry points.
     await run(process.execPath, [join(ROOT, 'scripts/bundle_entries.mjs'), '--outdir', join(staging, 'dist')], { cwd: ROOT })
-    await run('npm', ['pack', '--ignore-scripts', '--silent'], { cwd: staging, env: NPM_ENV })
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json'], { cwd: staging, env: NPM_ENV })
+    pack = (JSON.parse(packed.stdout) as PackReport[])[0]!
     const tarball = readdirSync(staging).find((f) => f.endsWith('.tgz'))
     if (!tarball) throw new Error('npm pack wrote no tarball')
 
     project = trackedMkdtemp(join(tmpdir(), 'toolsmith-newcomer-'))
     copyFileSync(join(staging, tarball), join(project, tarball))
-    const dependencies = { toolsmith: `file:${tarball}` }
+    const repoLock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> }
+    const dependencies: Record<string, string> = { toolsmith: `file:${tarball}` }
+    for (const name of CONSUMER_DEV) dependencies[name] = repoLock.packages[`node_modules/${name}`]!.version
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'newcomer', version: '1.0.0', private: true, type: 'module', dependencies }))
-    writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lockFor(tarball, dependencies)))
+    writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lockFor(tarball, dependencies, CONSUMER_DEV)))
     await run('npm', ['install', '--offline', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, env: NPM_ENV })
   }, 240_000)
 
@@ -109,5 +140,63 @@ describe('installable outside this repository (issue 12)', () => {
       process.stdout.write(String(root.createTools === tools.createTools && root.createMcpServer === mcp.createMcpServer))`
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } })
     expect(stdout).toBe('true')
+  })
+
+  it('packs within its budget: no source maps, LICENSE and CHANGELOG shipped', () => {
+    const paths = pack.files.map((file) => file.path)
+    expect(paths.filter((path) => path.endsWith('.map'))).toEqual([])
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts']))
+    expect(pack.size).toBeLessThan(PACK_BUDGET.packedBytes)
+    expect(pack.unpackedSize).toBeLessThan(PACK_BUDGET.unpackedBytes)
+  })
+
+  it('installs without the MCP SDK, and serving MCP says how to add it', async () => {
+    for (const absent of ['@modelcontextprotocol/server', '@modelcontextprotocol/node', 'hono', 'express']) {
+      expect(existsSync(join(project, 'node_modules', absent)), absent).toBe(false)
+    }
+    const script = `
+      const { createMcpServer } = await import('toolsmith/mcp')
+      const { createTools } = await import('toolsmith')
+      try { createMcpServer(createTools(), { name: 'newcomer', version: '1.0.0' }); process.stdout.write('served') }
+      catch (error) { process.stdout.write(JSON.stringify({ code: error.code, message: error.message })) }`
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } })
+    const failure = JSON.parse(stdout) as { code: string; message: string }
+    expect(failure.code).toBe('E_OPTIONAL_DEPENDENCY_MISSING')
+    expect(failure.message).toContain('npm install @modelcontextprotocol/server @modelcontextprotocol/node')
+    // The CLI's stdio server says the same, naming the package rather than its `/stdio` subpath.
+    const cli = await run(join(project, 'node_modules/.bin/toolsmith'), ['mcp', '--root', project], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+    )
+    expect(cli.code).toBe(1)
+    expect(cli.stderr).toContain('E_OPTIONAL_DEPENDENCY_MISSING: Serving MCP needs the optional peer dependency "@modelcontextprotocol/server": run `npm install @modelcontextprotocol/server @modelcontextprotocol/node`')
+  })
+
+  it('compiles a consumer under strict with "types": ["node"], as the README says', async () => {
+    // The README's settings for a consumer: strict, Node's types named (TypeScript 6 and later
+    // load no @types by default), and skipLibCheck, because the MCP declarations name the SDK's
+    // types and the SDK is an optional peer this project did not install.
+    const tsconfig = {
+      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'], skipLibCheck: true },
+      include: ['src/**/*.ts'],
+    }
+    mkdirSync(join(project, 'src'), { recursive: true })
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig))
+    writeFileSync(
+      join(project, 'src/consumer.ts'),
+      `import { readFile } from 'node:fs/promises'
+import { createTools } from 'toolsmith'
+import { createMcpServer } from 'toolsmith/mcp'
+const tools = createTools()
+const manifest: string = await readFile('package.json', 'utf8')
+export const served: typeof createMcpServer = createMcpServer
+export const names: string[] = Object.keys(tools).concat(manifest.length > 0 ? [] : ['empty'])
+`,
+    )
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc')
+    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } }).catch(
+      (error: { stdout?: string }) => ({ stdout: `failed: ${error.stdout ?? String(error)}` }),
+    )
+    expect(compiled.stdout).toBe('')
   })
 })

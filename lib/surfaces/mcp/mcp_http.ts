@@ -5,12 +5,11 @@
  * @module
  */
 import { timingSafeEqual } from 'node:crypto'
-import { createRequire } from 'node:module'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ToolCollection } from '../../core/tool_collection.js'
 import { E_INVALID_OPTIONS } from '../../exceptions.js'
 import { buildMcpServer, prepareMcpServing, type McpServerOptions } from './mcp_server.js'
-import { mcpSdk } from './mcp_sdk.js'
+import { mcpSdk, requireMcpPackage } from './mcp_sdk.js'
 
 /** Options of {@link createMcpHttpHandler}: the server's, plus who may reach it. */
 export interface McpHttpHandlerOptions extends McpServerOptions {
@@ -129,7 +128,7 @@ export function createMcpHttpHandler(tools: ToolCollection, options: McpHttpHand
     }
     return mcp.fetch(request)
   }
-  const { toNodeHandler } = createRequire(import.meta.url)('@modelcontextprotocol/node') as typeof import('@modelcontextprotocol/node')
+  const { toNodeHandler } = requireMcpPackage<typeof import('@modelcontextprotocol/node')>('@modelcontextprotocol/node')
   const toNode = toNodeHandler({ fetch })
   return {
     fetch,

@@ -4,6 +4,7 @@
  * @module
  */
 import { createRequire } from 'node:module'
+import { E_OPTIONAL_DEPENDENCY_MISSING } from '../../exceptions.js'
 
 /** The parts of the SDK the server, its stdio entry and its HTTP handler use. */
 export type McpSdk = typeof import('@modelcontextprotocol/server')
@@ -13,6 +14,34 @@ export type McpStdioSdk = typeof import('@modelcontextprotocol/server/stdio')
 
 /** The SDK's protocol core (the JSON-RPC message schemas). */
 export type McpCore = typeof import('@modelcontextprotocol/core')
+
+/** What a consumer runs to add the MCP SDK: every MCP surface needs the server, HTTP also the node adapter. */
+const INSTALL_HINT = 'npm install @modelcontextprotocol/server @modelcontextprotocol/node'
+
+/**
+ * Requires an MCP SDK package, or throws a typed error saying how to add it:
+ * the SDK is an optional peer (it and its dependencies are over half of a
+ * hello-world install), so a missing package is a setup step, not a bug.
+ *
+ * @param name - The package (or subpath) to require.
+ * @returns The loaded module.
+ * @throws {@link E_OPTIONAL_DEPENDENCY_MISSING} when the package is not installed.
+ * @internal
+ */
+export function requireMcpPackage<T>(name: string): T {
+  try {
+    return createRequire(import.meta.url)(name) as T
+  } catch (cause) {
+    // Only a missing package is a setup step; an error thrown while the package loads is its own failure.
+    if ((cause as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw cause
+    // Name the package, not the subpath (`@modelcontextprotocol/server/stdio` is installed as `@modelcontextprotocol/server`).
+    const dependency = name.split('/').slice(0, 2).join('/')
+    throw new E_OPTIONAL_DEPENDENCY_MISSING(`Serving MCP needs the optional peer dependency "${dependency}": run \`${INSTALL_HINT}\``, {
+      cause,
+      details: { dependency },
+    })
+  }
+}
 
 let sdk: McpSdk | undefined
 let core: McpCore | undefined
@@ -27,7 +56,7 @@ let stdio: McpStdioSdk | undefined
  * @returns The `@modelcontextprotocol/server` module.
  */
 export function mcpSdk(): McpSdk {
-  sdk ??= createRequire(import.meta.url)('@modelcontextprotocol/server') as McpSdk
+  sdk ??= requireMcpPackage<McpSdk>('@modelcontextprotocol/server')
   return sdk
 }
 
@@ -37,7 +66,7 @@ export function mcpSdk(): McpSdk {
  * @returns The `@modelcontextprotocol/server/stdio` module.
  */
 export function mcpStdioSdk(): McpStdioSdk {
-  stdio ??= createRequire(import.meta.url)('@modelcontextprotocol/server/stdio') as McpStdioSdk
+  stdio ??= requireMcpPackage<McpStdioSdk>('@modelcontextprotocol/server/stdio')
   return stdio
 }
 
@@ -48,6 +77,6 @@ export function mcpStdioSdk(): McpStdioSdk {
  * @returns The `@modelcontextprotocol/core` module.
  */
 export function mcpCore(): McpCore {
-  core ??= createRequire(import.meta.url)('@modelcontextprotocol/core') as McpCore
+  core ??= requireMcpPackage<McpCore>('@modelcontextprotocol/core')
   return core
 }
