@@ -79,6 +79,12 @@ await build({
   target: 'node20',
   external: CLI_EXTERNAL,
   chunkNames: '[name]-[hash]',
+  // Minified: the bundle carries its dependencies (the MCP SDK among them),
+  // and every user of the library downloads it; names are kept for stack traces.
+  minify: true,
+  keepNames: true,
+  // The bundled packages' license notices, in one file beside the bundle.
+  legalComments: 'linked',
   // joi and other CommonJS dependencies `require` Node's built-ins; an ESM
   // bundle has no `require` of its own to give them.
   banner: { js: "import { createRequire as __toolsmithRequire } from 'node:module'\nconst require = __toolsmithRequire(import.meta.url)" },

@@ -8,6 +8,9 @@ import { trackedMkdtemp } from './support/temp_dirs.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const run = promisify(execFile)
+/** The registry npm is configured with (the lockfile's tarball addresses are written against it). */
+const REGISTRY = spawnSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).stdout.trim().replace(/\/?$/, '/')
+
 const NPM_ENV = { ...process.env, NODE_OPTIONS: '', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
 
 /** The README's first TypeScript snippet: what a newcomer pastes first. */
@@ -39,7 +42,7 @@ function lockFor(tarball: string, dependencies: Record<string, string>, extra: r
     const entry = repoLock.packages[path]
     if (!entry) throw new Error(`package-lock.json has no hoisted ${path}`)
     // This repository's lockfile omits `resolved`; without it npm asks the registry where the tarball is.
-    const resolved = entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz`
+    const resolved = entry.resolved ?? `${REGISTRY}${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz`
     packages[path] = { ...entry, resolved }
     queue.push(...Object.keys((entry.dependencies ?? {}) as object), ...Object.keys((entry.optionalDependencies ?? {}) as object))
   }
@@ -59,11 +62,13 @@ interface PackReport {
 }
 
 /**
- * The tarball's budget, from its measured size with headroom (0.83 MB packed,
- * 2.85 MB unpacked, 454 files when set): a dependency bundled by mistake, or
- * source maps coming back, fails here rather than in a user's install.
+ * The tarball's budget, from its measured size with headroom (1.35 MB packed,
+ * 4.75 MB unpacked, 474 files when set; 1.9 MB of it is the CLI's minified
+ * bundle, which carries the MCP SDK so `toolsmith mcp` needs no peer): a
+ * dependency bundled by mistake, or source maps coming back, fails here
+ * rather than in a user's install.
  */
-const PACK_BUDGET = { packedBytes: 1_100_000, unpackedBytes: 3_800_000 }
+const PACK_BUDGET = { packedBytes: 1_500_000, unpackedBytes: 5_300_000 }
 
 /** The consumer's own development dependencies: Node's types, for a strict compile with `"types": ["node"]`. */
 const CONSUMER_DEV = ['@types/node', 'undici-types']
@@ -163,13 +168,8 @@ describe('installable outside this repository (issue 12)', () => {
     const failure = JSON.parse(stdout) as { code: string; message: string }
     expect(failure.code).toBe('E_OPTIONAL_DEPENDENCY_MISSING')
     expect(failure.message).toContain('npm install @modelcontextprotocol/server @modelcontextprotocol/node')
-    // The CLI's stdio server says the same, naming the package rather than its `/stdio` subpath.
-    const cli = await run(join(project, 'node_modules/.bin/toolsmith'), ['mcp', '--root', project], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } }).then(
-      () => ({ code: 0, stderr: '' }),
-      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
-    )
-    expect(cli.code).toBe(1)
-    expect(cli.stderr).toContain('E_OPTIONAL_DEPENDENCY_MISSING: Serving MCP needs the optional peer dependency "@modelcontextprotocol/server": run `npm install @modelcontextprotocol/server @modelcontextprotocol/node`')
+    // The CLI is another matter: its bundle carries the SDK, so `toolsmith mcp`
+    // serves without the peer (the "serves MCP from the installed bin" case above).
   })
 
   it('compiles a consumer under strict with "types": ["node"], as the README says', async () => {

@@ -5,6 +5,7 @@
  * @module
  */
 import { timingSafeEqual } from 'node:crypto'
+import { createRequire } from 'node:module'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ToolCollection } from '../../core/tool_collection.js'
 import { E_INVALID_OPTIONS } from '../../exceptions.js'
@@ -128,7 +129,9 @@ export function createMcpHttpHandler(tools: ToolCollection, options: McpHttpHand
     }
     return mcp.fetch(request)
   }
-  const { toNodeHandler } = requireMcpPackage<typeof import('@modelcontextprotocol/node')>('@modelcontextprotocol/node')
+  const { toNodeHandler } = requireMcpPackage<typeof import('@modelcontextprotocol/node')>('@modelcontextprotocol/node', () =>
+    createRequire(import.meta.url)('@modelcontextprotocol/node'),
+  )
   const toNode = toNodeHandler({ fetch })
   return {
     fetch,

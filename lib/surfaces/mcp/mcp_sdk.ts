@@ -23,14 +23,16 @@ const INSTALL_HINT = 'npm install @modelcontextprotocol/server @modelcontextprot
  * the SDK is an optional peer (it and its dependencies are over half of a
  * hello-world install), so a missing package is a setup step, not a bug.
  *
- * @param name - The package (or subpath) to require.
+ * @param name - The package (or subpath), for the message.
+ * @param load - Requires it: `() => createRequire(import.meta.url)('<the same name>')`, the name
+ *   written out, so a bundler (the CLI's) can see and bundle the package.
  * @returns The loaded module.
  * @throws {@link E_OPTIONAL_DEPENDENCY_MISSING} when the package is not installed.
  * @internal
  */
-export function requireMcpPackage<T>(name: string): T {
+export function requireMcpPackage<T>(name: string, load: () => unknown): T {
   try {
-    return createRequire(import.meta.url)(name) as T
+    return load() as T
   } catch (cause) {
     // Only a missing package is a setup step; an error thrown while the package loads is its own failure.
     if ((cause as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw cause
@@ -56,7 +58,7 @@ let stdio: McpStdioSdk | undefined
  * @returns The `@modelcontextprotocol/server` module.
  */
 export function mcpSdk(): McpSdk {
-  sdk ??= requireMcpPackage<McpSdk>('@modelcontextprotocol/server')
+  sdk ??= requireMcpPackage<McpSdk>('@modelcontextprotocol/server', () => createRequire(import.meta.url)('@modelcontextprotocol/server'))
   return sdk
 }
 
@@ -66,7 +68,7 @@ export function mcpSdk(): McpSdk {
  * @returns The `@modelcontextprotocol/server/stdio` module.
  */
 export function mcpStdioSdk(): McpStdioSdk {
-  stdio ??= requireMcpPackage<McpStdioSdk>('@modelcontextprotocol/server/stdio')
+  stdio ??= requireMcpPackage<McpStdioSdk>('@modelcontextprotocol/server/stdio', () => createRequire(import.meta.url)('@modelcontextprotocol/server/stdio'))
   return stdio
 }
 
@@ -77,6 +79,6 @@ export function mcpStdioSdk(): McpStdioSdk {
  * @returns The `@modelcontextprotocol/core` module.
  */
 export function mcpCore(): McpCore {
-  core ??= requireMcpPackage<McpCore>('@modelcontextprotocol/core')
+  core ??= requireMcpPackage<McpCore>('@modelcontextprotocol/core', () => createRequire(import.meta.url)('@modelcontextprotocol/core'))
   return core
 }
