@@ -224,6 +224,9 @@ export class SqliteJournal implements ClaimingJournal {
   readonly turnDeltas = true
 
   readonly #db: Database
+  // Every other statement, prepared on first use and reused, never one per call: each is a native
+  // object for the garbage collector. The texts are finite (fixed SQL, filters over the row's columns).
+  readonly #statements = new Map<string, Statement>()
   readonly #insert: Statement
   readonly #claimInsert: Statement
   readonly #claimSelect: Statement
@@ -329,8 +332,7 @@ export class SqliteJournal implements ClaimingJournal {
    * @returns Whether the claim is still this owner's and running.
    */
   async renew(claimKey: string, owner: string, leaseMs: number): Promise<boolean> {
-    const changed = this.#db
-      .prepare("UPDATE tool_claims SET lease_expires_at_ms = ? WHERE claim_key = ? AND owner = ? AND status = 'running'")
+    const changed = this.#statement("UPDATE tool_claims SET lease_expires_at_ms = ? WHERE claim_key = ? AND owner = ? AND status = 'running'")
       .run(Date.now() + leaseMs, claimKey, owner)
     return changed.changes === 1
   }
@@ -345,9 +347,9 @@ export class SqliteJournal implements ClaimingJournal {
    * @returns Whether the claim is now `toOwner`'s.
    */
   async takeOver(claimKey: string, fromOwner: string, toOwner: string, leaseMs: number): Promise<boolean> {
-    const changed = this.#db
-      .prepare("UPDATE tool_claims SET owner = ?, lease_expires_at_ms = ? WHERE claim_key = ? AND owner = ? AND status = 'running'")
-      .run(toOwner, Date.now() + leaseMs, claimKey, fromOwner)
+    const changed = this.#statement(
+      "UPDATE tool_claims SET owner = ?, lease_expires_at_ms = ? WHERE claim_key = ? AND owner = ? AND status = 'running'",
+    ).run(toOwner, Date.now() + leaseMs, claimKey, fromOwner)
     return changed.changes === 1
   }
 
@@ -373,7 +375,7 @@ export class SqliteJournal implements ClaimingJournal {
    * @returns Whether it was this owner's running claim.
    */
   async release(claimKey: string, owner: string): Promise<boolean> {
-    const changed = this.#db.prepare("DELETE FROM tool_claims WHERE claim_key = ? AND owner = ? AND status = 'running'").run(claimKey, owner)
+    const changed = this.#statement("DELETE FROM tool_claims WHERE claim_key = ? AND owner = ? AND status = 'running'").run(claimKey, owner)
     return changed.changes === 1
   }
 
@@ -418,7 +420,7 @@ export class SqliteJournal implements ClaimingJournal {
       params.push(scope.iteration)
     }
     const latest = (sql: string): TurnCheckpoint | undefined => {
-      const record = this.#db.prepare(sql).get(...params) as Record<string, unknown> | undefined
+      const record = this.#statement(sql).get(...params) as Record<string, unknown> | undefined
       return record ? checkpointFromSql(record) : undefined
     }
     const head = latest(`SELECT ${CHECKPOINT_DELTA_SELECT} FROM turn_checkpoint_deltas WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT 1`)
@@ -426,8 +428,7 @@ export class SqliteJournal implements ClaimingJournal {
     const chosen = newerCheckpoint(head, legacy)
     if (!chosen?.parentId) return chosen
     const chain = (
-      this.#db
-        .prepare(`SELECT ${CHECKPOINT_DELTA_SELECT} FROM turn_checkpoint_deltas WHERE run_id = ? AND node_id = ? AND iteration = ? ORDER BY id`)
+      this.#statement(`SELECT ${CHECKPOINT_DELTA_SELECT} FROM turn_checkpoint_deltas WHERE run_id = ? AND node_id = ? AND iteration = ? ORDER BY id`)
         .all(chosen.runId, chosen.nodeId, chosen.iteration) as Record<string, unknown>[]
     ).map(checkpointFromSql)
     return foldTurnChain(chosen, chain)
@@ -473,7 +474,14 @@ export class SqliteJournal implements ClaimingJournal {
   #select(where: string[], params: unknown[]): ToolCallRow[] {
     const select = TOOL_CALL_ROW_FIELDS.map((f) => `${COLUMNS[f]} AS "${f}"`).join(', ')
     const sql = `SELECT ${select} FROM tool_calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id`
-    return (this.#db.prepare(sql).all(...params) as Record<string, unknown>[]).map((r) => rowFromSql<ToolCallRow>(r))
+    return (this.#statement(sql).all(...params) as Record<string, unknown>[]).map((r) => rowFromSql<ToolCallRow>(r))
+  }
+
+  /** The statement for `sql`, prepared once per journal. */
+  #statement(sql: string): Statement {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) this.#statements.set(sql, (statement = this.#db.prepare(sql)))
+    return statement
   }
 
   #params(normal: ToolCallRow, flags: ToolCallFlags | undefined): unknown[] {

@@ -1,5 +1,6 @@
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { appendFileSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -173,6 +174,42 @@ describe('SqliteJournal crash safety', () => {
     await journal.record(row({ runId: 'after' }))
     expect(await journal.list({ runId: 'after' })).toHaveLength(1)
     journal.close()
+  })
+})
+
+describe('SqliteJournal statements', () => {
+  // A statement prepared per call is a native object left to the garbage
+  // collector; under Node 24 with better-sqlite3 12 freeing one can abort the process.
+  it('prepares each statement once per journal: a thousand renewals, reads and releases prepare nothing new', async () => {
+    const Driver = createRequire(import.meta.url)('better-sqlite3') as { prototype: { prepare: (sql: string) => unknown } }
+    const original = Driver.prototype.prepare
+    let prepared = 0
+    Driver.prototype.prepare = function (this: unknown, sql: string) {
+      prepared++
+      return original.call(this, sql)
+    }
+    try {
+      const journal = new SqliteJournal(tempFile('stmts.db'))
+      const flags = { sideEffect: true, idempotent: false }
+      const round = async (i: number): Promise<void> => {
+        const claimKey = `k${i % 3}`
+        await journal.claim({ claimKey, owner: 'w1', leaseMs: 60_000, row: row({ seq: i, callId: `c${i}` }), flags })
+        expect(await journal.renew(claimKey, 'w1', 60_000)).toBe(true)
+        expect(await journal.takeOver(claimKey, 'w1', 'w1', 60_000)).toBe(true)
+        await journal.list({ runId: 'r1' })
+        await journal.sideEffectsFor({ runId: 'r1', nodeId: 'n1', iteration: 0 })
+        await journal.saveTurn({ runId: 'r1', nodeId: 'n1', iteration: 0, attempt: 1, prompt: 'p', messagesJson: '[]', steps: i, stateJson: '{}', done: false, updatedAtMs: i })
+        await journal.loadTurn('r1')
+        expect(await journal.release(claimKey, 'w1')).toBe(true)
+      }
+      await round(0)
+      const afterFirst = prepared
+      for (let i = 1; i < 1000; i++) await round(i)
+      expect(prepared).toBe(afterFirst)
+      journal.close()
+    } finally {
+      Driver.prototype.prepare = original
+    }
   })
 })
 
