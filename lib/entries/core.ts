@@ -167,6 +167,16 @@ export {
   type StructuredToolResult,
   type ValidCall,
 } from '../core/tool.js'
+export type {
+  InferToolArgs,
+  InferToolInput,
+  StandardInputSchema,
+  StandardJsonSchemaProps,
+  StandardSchemaIssue,
+  StandardSchemaProps,
+  StandardSchemaResult,
+  ToolInputSchema,
+} from '../core/standard_schema.js'
 export {
   defineTool,
   getDefinedToolMetadata,
