@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { E_INVALID_TOOL_ARGS } from '../exceptions.js'
+import { E_INVALID_INITIAL_TOOL_VALUE, E_INVALID_TOOL_ARGS, errorSummary } from '../exceptions.js'
 import { isPlainObject } from '../utils/guards.js'
 import { validator, type ObjectSchema } from '../validation.js'
 
@@ -159,4 +159,32 @@ export async function validateStandard<Args>(toolName: string, schema: StandardI
   throw new E_INVALID_TOOL_ARGS(`Invalid arguments for tool "${toolName}": ${issues.map((i) => i.message).join('; ')}`, {
     details: { toolName, issues },
   })
+}
+
+/**
+ * A tool's Standard Schema's JSON Schema, which must be an object's:
+ * providers and MCP take object arguments only.
+ *
+ * @param name - The tool's name, for the message.
+ * @param schema - Its input schema.
+ * @returns The JSON Schema.
+ * @throws {@link toolsmith/core!E_INVALID_INITIAL_TOOL_VALUE} when it cannot be written or its root is not an object.
+ * @internal
+ */
+export function standardJsonOf(name: string, schema: StandardInputSchema): Record<string, unknown> {
+  let json: Record<string, unknown>
+  try {
+    json = standardJsonSchemaOf(schema)
+  } catch (cause) {
+    throw new E_INVALID_INITIAL_TOOL_VALUE(
+      `Invalid tool definition: the JSON Schema of tool "${name}"'s inputSchema could not be written (${errorSummary(cause)}); use types JSON Schema can express`,
+      { cause },
+    )
+  }
+  if (json.type !== 'object') {
+    throw new E_INVALID_INITIAL_TOOL_VALUE(
+      `Invalid tool definition: the inputSchema of tool "${name}" must describe an object (its JSON Schema's root "type" is ${JSON.stringify(json.type ?? null)}); use an object schema such as z.object({...})`,
+    )
+  }
+  return json
 }

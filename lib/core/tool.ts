@@ -43,7 +43,7 @@ import type {
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 import { rawToolSchema } from './tool_schema.js'
-import { isStandardInputSchema, standardJsonSchemaOf, validateStandard, type InferToolInput, type StandardInputSchema, type ToolInputSchema } from './standard_schema.js'
+import { isStandardInputSchema, standardJsonOf, validateStandard, type InferToolInput, type StandardInputSchema, type ToolInputSchema } from './standard_schema.js'
 import { reviveToolOutput, validateToolOutput } from './tool_output.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
@@ -247,7 +247,7 @@ export class Tool<
       // spreads a fresh options object per call, which costs joi a slow
       // preferences merge and, at ~1 µs, most of the executor's overhead.
       if (this.#dates === undefined) {
-        const description = argsSchema.describe()
+        const description = (this.inputSchema as ObjectSchema).describe()
         this.#dates = hasDateSchema(description) ? description : null
       }
       const input = this.#dates === null ? args : reviveJsonDates(this.#dates, args)
@@ -477,7 +477,7 @@ export class Tool<
       name: this.name,
       description: this.description,
       ...(this.#standard === undefined
-        ? { inputSchema: this.#argsSchema!.describe() }
+        ? { inputSchema: (this.inputSchema as ObjectSchema).describe() }
         : { inputSchema: this.#standard.json, inputSchemaFormat: 'json-schema' as const }),
       ...(this.outputSchema === undefined ? {} : { outputSchema: this.outputSchema.describe() }),
       sideEffect: this.sideEffect,
@@ -495,21 +495,3 @@ export class Tool<
   }
 }
 
-/** A Standard Schema's JSON Schema, which must be an object's: providers and MCP take object arguments only. */
-function standardJsonOf(name: string, schema: StandardInputSchema): Record<string, unknown> {
-  let json: Record<string, unknown>
-  try {
-    json = standardJsonSchemaOf(schema)
-  } catch (cause) {
-    throw new E_INVALID_INITIAL_TOOL_VALUE(
-      `Invalid tool definition: the JSON Schema of tool "${name}"'s inputSchema could not be written (${errorSummary(cause)}); use types JSON Schema can express`,
-      { cause },
-    )
-  }
-  if (json.type !== 'object') {
-    throw new E_INVALID_INITIAL_TOOL_VALUE(
-      `Invalid tool definition: the inputSchema of tool "${name}" must describe an object (its JSON Schema's root "type" is ${JSON.stringify(json.type ?? null)}); use an object schema such as z.object({...})`,
-    )
-  }
-  return json
-}

@@ -7,7 +7,7 @@
 import type { JsonSchema } from '../json_schema.js'
 import { toOpenAIStrictSchema } from './openai_strict.js'
 import { buildToolSet, type ProviderToolSet } from '../provider_tool_set.js'
-import { describedInputJsonSchema, describedInputWalk } from '../json_schema_description.js'
+import { describedInputJsonSchema } from '../json_schema_description.js'
 import { flattenRootAlternatives } from '../tool_input_schema.js'
 import { toToolOutputSchema } from '../tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../tool_like.js'
