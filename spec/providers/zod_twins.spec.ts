@@ -13,6 +13,8 @@ import {
   toOpenAIResponsesTool,
   toOpenAITool,
   toolDefinition,
+  toAiSdkTools,
+  createDispatchContext,
   dropOptionalNulls,
   type Tool,
 } from '../../lib/index.js'
@@ -28,6 +30,7 @@ const providers: [string, (tool: Tool) => unknown][] = [
   ['gemini', (t) => toGeminiFunctionDeclaration(t)],
   ['mcp', (t) => toMcpTool(t)],
   ['runner', (t) => toolDefinition(t).jsonSchema],
+  ['ai-sdk', (t) => toAiSdkTools([t], createDispatchContext())[t.name]!.inputSchema.jsonSchema],
 ]
 
 describe.each(providers)('%s definition of a zod tool', (provider, build) => {
@@ -35,8 +38,8 @@ describe.each(providers)('%s definition of a zod tool', (provider, build) => {
     const zod = zodBookingTool()
     const joi = build(joiBookingTool())
     expect(build(zod)).toEqual(joi)
-    // toJsonSchema and the runner take live tools (or schemas) only.
-    if (!['jsonschema', 'runner'].includes(provider)) expect(build(zod.describe() as unknown as Tool)).toEqual(joi)
+    // toJsonSchema, the runner and the AI SDK take live tools (or schemas) only.
+    if (!['jsonschema', 'runner', 'ai-sdk'].includes(provider)) expect(build(zod.describe() as unknown as Tool)).toEqual(joi)
   })
 })
 
