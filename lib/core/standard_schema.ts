@@ -162,8 +162,9 @@ export async function validateStandard<Args>(toolName: string, schema: StandardI
 }
 
 /**
- * A tool's Standard Schema's JSON Schema, which must be an object's:
- * providers and MCP take object arguments only.
+ * A tool's Standard Schema's JSON Schema, which must be an object's (or a
+ * union of objects', given a root `"type": "object"`): providers and MCP
+ * take object arguments only.
  *
  * @param name - The tool's name, for the message.
  * @param schema - Its input schema.
@@ -181,9 +182,14 @@ export function standardJsonOf(name: string, schema: StandardInputSchema): Recor
       { cause },
     )
   }
+  // A root union of objects (z.union, z.discriminatedUnion) has no root type: it gets one, as a joi root .when() does.
+  const branches = (json.anyOf ?? json.oneOf) as unknown[] | undefined
+  if (json.type === undefined && Array.isArray(branches) && branches.length > 0 && branches.every((b) => isPlainObject(b) && b.type === 'object')) {
+    return { type: 'object', ...json }
+  }
   if (json.type !== 'object') {
     throw new E_INVALID_INITIAL_TOOL_VALUE(
-      `Invalid tool definition: the inputSchema of tool "${name}" must describe an object (its JSON Schema's root "type" is ${JSON.stringify(json.type ?? null)}); use an object schema such as z.object({...})`,
+      `Invalid tool definition: the inputSchema of tool "${name}" must describe an object (its JSON Schema's root "type" is ${JSON.stringify(json.type ?? null)}); use an object schema such as z.object({...}) or a union of them`,
     )
   }
   return json
