@@ -15,6 +15,7 @@ import {
   Tool,
   createDispatchContext,
   createMcpServer,
+  defineTool,
   toolInputSchema,
   validator,
   type ToolDescription,
@@ -65,6 +66,19 @@ describe('types inferred from the input schema', () => {
     // joi's types give no input type: the executor stays `any`, and the schema keeps its joi type.
     expectTypeOf(tool.executor(createDispatchContext())).parameter(0).toBeAny()
     expectTypeOf(tool.inputSchema.describe).toBeFunction()
+  })
+
+  it('defineTool infers from a zod schema too, and runs it', async () => {
+    const tool = defineTool({
+      name: 'add',
+      description: 'Add two numbers',
+      schema: z.strictObject({ a: z.number(), b: z.number() }),
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ a: number; b: number }>()
+        return String(args.a + args.b)
+      },
+    })
+    await expect(tool.executor(createDispatchContext())({ a: 1, b: 2 })).resolves.toBe('3')
   })
 
   it('an untyped joi schema leaves the args `any`, as before', () => {
