@@ -15,13 +15,31 @@ export interface StandardSchemaIssue {
   /** The library's message. */
   readonly message: string
   /** The path to the failing value: keys, or segments carrying a key. */
-  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined
+  readonly path?: ReadonlyArray<PropertyKey | StandardPathSegment> | undefined
+}
+
+/** A path segment given as an object (the Standard Schema allows either form). */
+export interface StandardPathSegment {
+  /** The key. */
+  readonly key: PropertyKey
 }
 
 /** What a Standard Schema's `validate` returns: the value, or the issues. */
-export type StandardSchemaResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<StandardSchemaIssue> }
+export type StandardSchemaResult<Output> = StandardSchemaSuccess<Output> | StandardSchemaFailure
+
+/** {@link StandardSchemaResult}: the value passed. */
+export interface StandardSchemaSuccess<Output> {
+  /** The output value (defaults and transforms applied). */
+  readonly value: Output
+  /** Absent on success. */
+  readonly issues?: undefined
+}
+
+/** {@link StandardSchemaResult}: the value failed. */
+export interface StandardSchemaFailure {
+  /** Every problem found. */
+  readonly issues: ReadonlyArray<StandardSchemaIssue>
+}
 
 /**
  * The `~standard` property of a Standard Schema (standardschema.dev, v1):
@@ -41,7 +59,15 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
     options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
   ) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>
   /** Type-only: the input and output types, for inference. */
-  readonly types?: { readonly input: Input; readonly output: Output } | undefined
+  readonly types?: StandardSchemaTypes<Input, Output> | undefined
+}
+
+/** The type-only `~standard.types` of a Standard Schema (never present at run time). */
+export interface StandardSchemaTypes<Input = unknown, Output = Input> {
+  /** What the schema accepts. */
+  readonly input: Input
+  /** What validation returns. */
+  readonly output: Output
 }
 
 /** The Standard JSON Schema addition to `~standard`: the schema's JSON Schema. */
@@ -77,13 +103,26 @@ export interface StandardInputSchema<Output = unknown> {
 export type ToolInputSchema<Args = any> = ObjectSchema<Args> | StandardInputSchema<Args>
 
 /**
+ * Anything with a `~standard.types`: what the inference helpers match.
+ *
+ * @typeParam T - The `types` property's type.
+ */
+export interface StandardSchemaLike<T> {
+  /** The Standard Schema properties. */
+  readonly '~standard': {
+    /** The type-only input and output types. */
+    readonly types?: T
+  }
+}
+
+/**
  * The handler's argument type a schema gives: a Standard Schema's output
  * type (joi's `ObjectSchema<T>` gives `T`, `any` for an untyped `validator.object()`).
  *
  * @typeParam S - The input schema.
  */
-export type InferToolArgs<S> = S extends { readonly '~standard': { readonly types?: infer T } }
-  ? NonNullable<T> extends { readonly output: infer O }
+export type InferToolArgs<S> = S extends StandardSchemaLike<infer T>
+  ? NonNullable<T> extends StandardSchemaTypes<unknown, infer O>
     ? O
     : any
   : any
@@ -94,8 +133,8 @@ export type InferToolArgs<S> = S extends { readonly '~standard': { readonly type
  *
  * @typeParam S - The input schema.
  */
-export type InferToolInput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
-  ? NonNullable<T> extends { readonly input: infer I }
+export type InferToolInput<S> = S extends StandardSchemaLike<infer T>
+  ? NonNullable<T> extends StandardSchemaTypes<infer I, unknown>
     ? I
     : any
   : any

@@ -172,9 +172,14 @@ export type {
   InferToolInput,
   StandardInputSchema,
   StandardJsonSchemaProps,
+  StandardPathSegment,
+  StandardSchemaFailure,
   StandardSchemaIssue,
+  StandardSchemaLike,
   StandardSchemaProps,
   StandardSchemaResult,
+  StandardSchemaSuccess,
+  StandardSchemaTypes,
   ToolInputSchema,
 } from '../core/standard_schema.js'
 export {
