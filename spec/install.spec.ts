@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import ts from 'typescript'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -17,7 +18,8 @@ const NPM_ENV = { ...process.env, NODE_OPTIONS: '', npm_config_audit: 'false', n
 function firstSnippet(): string {
   const match = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))
   if (!match) throw new Error('README.md has no ```ts snippet')
-  return match[1]!
+  // The snippet is TypeScript (its tool is typed): a newcomer's build strips the types, so does this.
+  return ts.transpileModule(match[1]!, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
 }
 
 /**

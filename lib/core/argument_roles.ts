@@ -85,12 +85,12 @@ export const argumentRolesSchema: ObjectSchema<ArgumentRoles> = validator
  *
  * @param toolName - The tool's name, for messages.
  * @param roles - The roles, shape already validated.
- * @param inputSchema - The tool's joi object schema.
+ * @param inputSchema - The tool's joi object schema, or the JSON Schema of its Standard Schema.
  * @returns The roles, as a frozen copy.
  * @throws {@link toolsmith/core!E_INVALID_INITIAL_TOOL_VALUE} naming the role and the argument.
  * @internal
  */
-export function checkArgumentRoles(toolName: string, roles: ArgumentRoles, inputSchema: ObjectSchema): Readonly<ArgumentRoles> {
+export function checkArgumentRoles(toolName: string, roles: ArgumentRoles, inputSchema: ObjectSchema | Record<string, unknown>): Readonly<ArgumentRoles> {
   const invalid = (why: string): E_INVALID_INITIAL_TOOL_VALUE => new E_INVALID_INITIAL_TOOL_VALUE(`Invalid tool definition: "roles" of tool "${toolName}": ${why}`)
   if (roles.path !== undefined && roles.searchRoot !== undefined) {
     throw invalid('give "path" or "searchRoot", not both: a tool has one path argument the gate judges')
@@ -102,10 +102,11 @@ export function checkArgumentRoles(toolName: string, roles: ArgumentRoles, input
   for (const role of Object.keys(ARGUMENT_TYPE) as (keyof ArgumentRoles)[]) {
     const name = roles[role]
     if (name === undefined) continue
-    const argument = argumentSchema(inputSchema, name)
+    const joi = validator.isSchema(inputSchema)
+    const argument = joi ? argumentSchema(inputSchema as ObjectSchema, name) : jsonArgument(inputSchema, name)
     if (argument === undefined) {
       // Described only here, for the message: describe() loads joi's meta-schemas.
-      const names = Object.keys(inputSchema.describe().keys ?? {})
+      const names = Object.keys((joi ? (inputSchema as ObjectSchema).describe().keys : inputSchema.properties) ?? {})
       throw invalid(`"${role}" names the argument ${JSON.stringify(name)}, which the input schema does not have (its arguments: ${names.join(', ') || 'none'}); name an argument of the schema`)
     }
     const wanted = ARGUMENT_TYPE[role]
@@ -115,6 +116,18 @@ export function checkArgumentRoles(toolName: string, roles: ArgumentRoles, input
     copy[role] = name
   }
   return Object.freeze(copy) as Readonly<ArgumentRoles>
+}
+
+/** A (dotted) argument's JSON Schema `type`, as joi names types (`integer` is a number), or `undefined` when absent. */
+function jsonArgument(schema: Record<string, unknown>, name: string): { type: string } | undefined {
+  let current: unknown = schema
+  for (const key of name.split('.')) {
+    const properties = (current as { properties?: unknown } | undefined)?.properties
+    if (typeof properties !== 'object' || properties === null || !Object.hasOwn(properties, key)) return undefined
+    current = (properties as Record<string, unknown>)[key]
+  }
+  const type = (current as { type?: unknown }).type
+  return { type: type === 'integer' ? 'number' : typeof type === 'string' ? type : 'any' }
 }
 
 /** The schema of a (dotted) argument, or `undefined` when the input schema has none. */

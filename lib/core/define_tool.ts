@@ -5,6 +5,7 @@
  * @module
  */
 import type { ObjectSchema } from '../validation.js'
+import type { ToolInputSchema } from './standard_schema.js'
 import type { ArgumentRoles } from './argument_roles.js'
 import type { ToolCallInfo, ToolReconciler, ToolResult } from './tool.js'
 import { Tool, warnIdempotencyKeyUnreachable } from './tool.js'
@@ -25,8 +26,8 @@ export interface DefineToolOptions<Args = any> {
    * @defaultValue `name`
    */
   description?: string
-  /** A joi object schema for the input. */
-  schema: ObjectSchema<Args>
+  /** A joi object schema for the input, or a Standard Schema with JSON Schema output (zod 4…); `Args` is inferred from it. */
+  schema: ToolInputSchema<Args>
   /** A joi object schema `execute`'s result must satisfy; see `RawTool.outputSchema`. */
   outputSchema?: ObjectSchema
   /**

@@ -43,6 +43,7 @@ import type {
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
 import { Registry } from './registry.js'
 import { rawToolSchema } from './tool_schema.js'
+import { isStandardInputSchema, standardJsonOf, validateStandard, type InferToolInput, type StandardInputSchema, type ToolInputSchema } from './standard_schema.js'
 import { reviveToolOutput, validateToolOutput } from './tool_output.js'
 
 const TOOL_BRAND = Symbol.for('toolsmith.tool')
@@ -92,8 +93,9 @@ export function warnIdempotencyKeyUnreachable(name: string, what: string): void 
 }
 
 /**
- * A callable tool: name, description, joi input schema, private handler and
- * the artifact class for its output, in one object.
+ * A callable tool: name, description, input schema (joi, or any Standard
+ * Schema with JSON Schema output such as zod 4), private handler and the
+ * artifact class for its output, in one object.
  *
  * @remarks
  * The handler is reachable only through {@link Tool.executor}, which gives
@@ -104,8 +106,11 @@ export function warnIdempotencyKeyUnreachable(name: string, what: string): void 
  * Subclass it to package a capability (the built-in `ReadTool` … `BashTool`
  * are subclasses); a subclass behaves exactly like a plain instance.
  *
- * @typeParam A - The artifact class that wraps this tool's output.
- * @typeParam Args - The validated argument type the handler receives.
+ * @typeParam A - The artifact type this tool's results are wrapped in (a `SpooledArtifact`
+ *   subclass; the default for tools without one). Not the arguments: those are `Args`.
+ * @typeParam Args - The validated argument type the handler receives, inferred from `inputSchema`
+ *   (a Standard Schema's output type; joi's `ObjectSchema<T>` gives `T`, an untyped `validator.object()` `any`).
+ * @typeParam S - The input schema's own type, inferred.
  *
  * @example
  * ```ts
@@ -121,7 +126,11 @@ export function warnIdempotencyKeyUnreachable(name: string, what: string): void 
  * await weather.executor(ctx)({ city: 'Oslo' }) // 'It is 21°C in Oslo'
  * ```
  */
-export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
+export class Tool<
+  A extends SpooledArtifactLike = SpooledArtifactLike,
+  Args = any,
+  S extends ToolInputSchema<any> = ToolInputSchema<Args>,
+> {
   /**
    * The joi schema a {@link RawTool} must satisfy: reuse it to validate
    * tool entries nested in your own configuration.
@@ -132,8 +141,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly name: string
   /** What the model reads. */
   readonly description: string
-  /** The joi object schema for the args. */
-  readonly inputSchema: ObjectSchema<Args>
+  /** The input schema, as given: a joi object schema or a Standard Schema. */
+  readonly inputSchema: S
   /** The joi object schema results are checked against, if set; see {@link RawTool.outputSchema}. */
   readonly outputSchema: ObjectSchema | undefined
   /** The artifact class thunk, if any. */
@@ -156,8 +165,10 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
   readonly roles: Readonly<ArgumentRoles> | undefined
 
   readonly #handler: ToolHandler<Args>
-  /** `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
-  readonly #argsSchema: ObjectSchema<Args>
+  /** A joi `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
+  readonly #argsSchema: ObjectSchema<Args> | undefined
+  /** A Standard Schema `inputSchema` and its JSON Schema (what `describe()` carries). */
+  readonly #standard: { schema: StandardInputSchema<Args>; json: Record<string, unknown> } | undefined
   #description: ToolDescription | undefined
   /** The input schema's description when it has a `date()` (see `reviveJsonDates`), `null` when it has none. */
   #dates: Description | null | undefined
@@ -167,8 +178,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * @throws {@link toolsmith/core!E_INVALID_INITIAL_TOOL_VALUE} when `raw` does not satisfy the
    *   schema; the `ValidationException` is the cause.
    */
-  constructor(raw: RawTool<A, Args>) {
-    let valid: Required<Pick<RawTool<A, Args>, 'ephemeral' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args>
+  constructor(raw: RawTool<A, Args, S>) {
+    let valid: Required<Pick<RawTool<A, Args, S>, 'ephemeral' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args, S>
     try {
       valid = validateOrThrow(rawToolSchema, raw, { convert: false }) as typeof valid
     } catch (error) {
@@ -178,8 +189,13 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.name = valid.name
     this.description = valid.description
     this.inputSchema = valid.inputSchema
-    const required = valid.inputSchema.required()
-    this.#argsSchema = required.$_getFlag('label') === undefined ? required.label('args') : required
+    const input: ToolInputSchema<Args> = valid.inputSchema
+    if (isStandardInputSchema(input)) {
+      this.#standard = { schema: input as StandardInputSchema<Args>, json: standardJsonOf(valid.name, input) }
+    } else {
+      const required = (input as ObjectSchema<Args>).required()
+      this.#argsSchema = required.$_getFlag('label') === undefined ? required.label('args') : required
+    }
     this.outputSchema = valid.outputSchema
     this.artifactConstructor = valid.artifactConstructor
     this.meta = Registry.isRegistry(valid.meta) ? valid.meta : new Registry(valid.meta ?? {})
@@ -189,7 +205,7 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     this.idempotent = valid.idempotent ?? !valid.sideEffect
     this.redact = valid.redact
     this.reconcile = valid.reconcile
-    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, valid.inputSchema)
+    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, this.#standard?.json ?? this.#argsSchema!)
     this.#handler = valid.handler
     if (this.sideEffect && !this.idempotent && valid.handler.length < 4) {
       warnIdempotencyKeyUnreachable(this.name, 'handler takes fewer than 4 parameters and')
@@ -221,19 +237,21 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * @param args - The raw arguments.
    * @returns The validated arguments.
    * @throws {@link toolsmith/core!E_INVALID_TOOL_ARGS} naming every failing field; the
-   *   `ValidationException` is the cause.
+   *   `ValidationException` is the cause (a Standard Schema's issues are in `details.issues`).
    */
   async validate(args: unknown): Promise<Args> {
+    if (this.#standard !== undefined) return validateStandard(this.name, this.#standard.schema, args)
+    const argsSchema = this.#argsSchema!
     try {
       // Straight to joi with one shared options object: `asyncValidateOrThrow`
       // spreads a fresh options object per call, which costs joi a slow
       // preferences merge and, at ~1 µs, most of the executor's overhead.
       if (this.#dates === undefined) {
-        const description = this.inputSchema.describe()
+        const description = (this.inputSchema as ObjectSchema).describe()
         this.#dates = hasDateSchema(description) ? description : null
       }
       const input = this.#dates === null ? args : reviveJsonDates(this.#dates, args)
-      return (await this.#argsSchema.validateAsync(input, VALIDATE_OPTIONS)) as Args
+      return (await argsSchema.validateAsync(input, VALIDATE_OPTIONS)) as Args
     } catch (caught) {
       if (!validator.isError(caught)) throw caught
       // Args come from a model and may hold secrets; the error is logged and journaled.
@@ -282,8 +300,8 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
    * @param ctx - The turn's dispatch context.
    * @returns `(args) => Promise<result>`.
    */
-  executor(ctx: DispatchContext): PreparedExecutor {
-    const execute = ((args: unknown): Promise<ToolResult> => this.#execute(ctx, args)) as PreparedExecutor
+  executor(ctx: DispatchContext): PreparedExecutor<InferToolInput<S>> {
+    const execute = ((args: unknown): Promise<ToolResult> => this.#execute(ctx, args)) as PreparedExecutor<InferToolInput<S>>
     execute.prepare = (args) => this.prepare(args, ctx)
     execute.run = (prepared) => this.#runPrepared(ctx, prepared)
     return execute
@@ -448,15 +466,19 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
 
   /**
    * A plain-JSON snapshot of the definition: everything a provider adapter
-   * needs, and `validator.build(d.inputSchema)` rebuilds the schema.
+   * needs. For a joi tool `validator.build(d.inputSchema)` rebuilds the
+   * schema; for a Standard Schema tool `inputSchema` is its JSON Schema and
+   * `inputSchemaFormat` is `'json-schema'`.
    *
-   * @returns `{ name, description, inputSchema, outputSchema?, sideEffect, idempotent }`; a fresh copy each call.
+   * @returns `{ name, description, inputSchema, inputSchemaFormat?, outputSchema?, sideEffect, idempotent }`; a fresh copy each call.
    */
   describe(): ToolDescription {
     this.#description ??= {
       name: this.name,
       description: this.description,
-      inputSchema: this.inputSchema.describe(),
+      ...(this.#standard === undefined
+        ? { inputSchema: (this.inputSchema as ObjectSchema).describe() }
+        : { inputSchema: this.#standard.json, inputSchemaFormat: 'json-schema' as const }),
       ...(this.outputSchema === undefined ? {} : { outputSchema: this.outputSchema.describe() }),
       sideEffect: this.sideEffect,
       idempotent: this.idempotent,
@@ -472,3 +494,4 @@ export class Tool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = an
     return this.#handler(prepared.args, ctx, this.meta, info)
   }
 }
+

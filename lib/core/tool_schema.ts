@@ -8,6 +8,7 @@ import { isSpooledArtifact } from '../contracts/artifact.js'
 import { isPlainObject } from '../utils/guards.js'
 import { forbiddenOption, validator, type ObjectSchema } from '../validation.js'
 import { Registry } from './registry.js'
+import { isStandardInputSchema } from './standard_schema.js'
 import type { RawTool } from './tool_types.js'
 
 /**
@@ -27,9 +28,16 @@ export const rawToolSchema = validator
       .any()
       .required()
       .custom((value, helpers) =>
-        validator.isSchema(value) && (value as { type?: string }).type === 'object' ? value : helpers.error('any.invalid'),
+        (validator.isSchema(value) && (value as { type?: string }).type === 'object') || isStandardInputSchema(value)
+          ? value
+          : helpers.error('any.invalid'),
       )
-      .rule({ message: { 'any.invalid': '"inputSchema" must be a joi object schema' } }),
+      .rule({
+        message: {
+          'any.invalid':
+            '"inputSchema" must be a joi object schema or a Standard Schema with JSON Schema output (zod 4, valibot, arktype)',
+        },
+      }),
     outputSchema: validator
       .any()
       .custom((value, helpers) =>

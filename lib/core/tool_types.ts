@@ -12,6 +12,7 @@ import type { Description, ObjectSchema } from '../validation.js'
 import type { E_INVALID_TOOL_ARGS } from '../exceptions.js'
 import type { DispatchContext, GateVerdict } from './dispatch_context.js'
 import type { Registry } from './registry.js'
+import type { ToolInputSchema } from './standard_schema.js'
 
 export type { StructuredToolResult, ToolResult } from '../contracts/tool_result.js'
 
@@ -85,8 +86,12 @@ export interface ReconcileInfo extends ToolCallInfo {
  */
 export type ToolReconciler<Args = any> = (args: Args, call: ReconcileInfo) => ReconcileAnswer | Promise<ReconcileAnswer>
 
-/** The function `tool.executor(ctx)` returns. */
-export type ToolExecutor = (args: unknown) => Promise<ToolResult>
+/**
+ * The function `tool.executor(ctx)` returns.
+ *
+ * @typeParam Args - What it takes: the tool's argument type (`unknown` when untyped).
+ */
+export type ToolExecutor<Args = unknown> = (args: Args) => Promise<ToolResult>
 
 /** What every surface needs to know about a call before it runs; see {@link Tool.prepare}. */
 interface PreparedCallBase {
@@ -130,7 +135,7 @@ export type PreparedCall<Args = any> = ValidCall<Args> | InvalidCall
  * `run(prepared)` (events, handler) — when the caller records the call itself
  * (the turn runner does).
  */
-export interface PreparedExecutor extends ToolExecutor {
+export interface PreparedExecutor<Args = any> extends ToolExecutor<Args> {
   /** {@link Tool.prepare} in this executor's context. */
   prepare(args: unknown): Promise<PreparedCall>
   /**
@@ -151,16 +156,27 @@ export type CollisionPolicy = 'throw' | 'replace' | 'keep'
 /**
  * The input of `new Tool(raw)`.
  *
- * @typeParam A - The artifact class that wraps this tool's output.
- * @typeParam Args - The validated argument type.
+ * @typeParam A - The artifact type this tool's results are wrapped in (a `SpooledArtifact` subclass);
+ *   not the arguments.
+ * @typeParam Args - The validated argument type, inferred from `inputSchema`.
+ * @typeParam S - The input schema's own type (joi or a Standard Schema), inferred.
  */
-export interface RawTool<A extends SpooledArtifactLike = SpooledArtifactLike, Args = any> {
+export interface RawTool<
+  A extends SpooledArtifactLike = SpooledArtifactLike,
+  Args = any,
+  S extends ToolInputSchema<any> = ToolInputSchema<Args>,
+> {
   /** `^[a-zA-Z0-9_-]{1,64}$`: legal for every major provider as is. */
   name: string
   /** What the model reads to decide when to call the tool. */
   description: string
-  /** A joi object schema; annotate it (`.description()`, `.example()`…) once for validation and providers alike. */
-  inputSchema: ObjectSchema<Args>
+  /**
+   * A joi object schema (annotate it — `.description()`, `.example()`… — once
+   * for validation and providers alike), or any Standard Schema with JSON
+   * Schema output whose JSON Schema is an object (zod 4's `z.object()`,
+   * valibot, arktype). The handler's argument type is inferred from it.
+   */
+  inputSchema: S & ToolInputSchema<Args>
   /** The implementation; private to the tool, run only through `executor(ctx)`. */
   handler: ToolHandler<Args>
   /**
@@ -224,8 +240,14 @@ export interface ToolDescription {
   name: string
   /** The tool's description. */
   description: string
-  /** joi's `describe()` of the input schema: rebuild it with `validator.build()`. */
+  /**
+   * joi's `describe()` of the input schema (rebuild it with `validator.build()`);
+   * for a Standard Schema tool, its JSON Schema (draft 2020-12, no `$schema`),
+   * and `inputSchemaFormat` says so.
+   */
   inputSchema: Description
+  /** `'json-schema'` when `inputSchema` is a JSON Schema (a Standard Schema tool); absent for joi. */
+  inputSchemaFormat?: 'json-schema'
   /** joi's `describe()` of the output schema, when the tool has one. */
   outputSchema?: Description
   /** Whether the tool changes state outside itself. */

@@ -167,6 +167,21 @@ export {
   type StructuredToolResult,
   type ValidCall,
 } from '../core/tool.js'
+export type {
+  InferToolArgs,
+  InferToolInput,
+  StandardInputSchema,
+  StandardJsonSchemaProps,
+  StandardPathSegment,
+  StandardSchemaFailure,
+  StandardSchemaIssue,
+  StandardSchemaLike,
+  StandardSchemaProps,
+  StandardSchemaResult,
+  StandardSchemaSuccess,
+  StandardSchemaTypes,
+  ToolInputSchema,
+} from '../core/standard_schema.js'
 export {
   defineTool,
   getDefinedToolMetadata,

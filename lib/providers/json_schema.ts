@@ -5,6 +5,7 @@
  * @module
  */
 import { isPlainObject } from '../utils/guards.js'
+import { isStandardInputSchema, standardJsonSchemaOf, type StandardInputSchema } from '../core/standard_schema.js'
 import { validator, type Description, type Schema } from '../validation.js'
 import { forEachSchema, typesOf, type JsonSchema } from './json_schema_walk.js'
 
@@ -55,7 +56,10 @@ export interface ToJsonSchemaOptions {
  * `convert: true`; `Joi.date()` becomes a `date-time` string, which
  * `Tool.validate` turns into a `Date` before joi sees it.
  *
- * @param schema - A joi schema, or the plain output of `schema.describe()`.
+ * A Standard Schema with JSON Schema output (zod 4…) gives its own JSON
+ * Schema (draft 2020-12), as is.
+ *
+ * @param schema - A joi schema, the plain output of `schema.describe()`, or a Standard Schema with JSON Schema output.
  * @param options - See {@link ToJsonSchemaOptions}.
  * @returns A fresh JSON Schema object (safe to mutate).
  *
@@ -66,7 +70,11 @@ export interface ToJsonSchemaOptions {
  * //   required: ['city'], additionalProperties: false }
  * ```
  */
-export function toJsonSchema(schema: Schema | Description, options: ToJsonSchemaOptions = {}): JsonSchema {
+export function toJsonSchema(schema: Schema | Description | StandardInputSchema, options: ToJsonSchemaOptions = {}): JsonSchema {
+  if (isStandardInputSchema(schema)) {
+    const json = standardJsonSchemaOf(schema) as JsonSchema
+    return options.$schema ? { $schema: JSON_SCHEMA_DIALECT, ...json } : json
+  }
   const joiSchema: Schema = validator.isSchema(schema) ? (schema as Schema) : validator.build(schema as Description)
   const description = joiSchema.describe()
   // structuredClone: joi hands out its own default values by reference.

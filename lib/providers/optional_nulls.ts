@@ -7,6 +7,7 @@
 import { Tool } from '../core/tool.js'
 import { isPlainObject } from '../utils/guards.js'
 import type { Description } from '../validation.js'
+import { describedInputWalk } from './json_schema_description.js'
 import { toToolDescription, type ToolLike } from './tool_like.js'
 
 const descriptions = new WeakMap<object, Description>()
@@ -39,10 +40,10 @@ export function dropOptionalNulls(tool: ToolLike, args: unknown): unknown {
 }
 
 function inputDescription(tool: ToolLike): Description {
-  if (!Tool.isTool(tool)) return toToolDescription(tool).inputSchema
+  if (!Tool.isTool(tool)) return describedInputWalk(toToolDescription(tool))
   let description = descriptions.get(tool)
   if (description === undefined) {
-    description = tool.describe().inputSchema
+    description = describedInputWalk(tool.describe())
     descriptions.set(tool, description)
   }
   return description

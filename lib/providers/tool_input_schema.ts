@@ -7,6 +7,7 @@
 import { E_PROVIDER_SCHEMA_UNSUPPORTED } from '../exceptions.js'
 import { canonicalStringify } from '../utils/canonical_json.js'
 import { isPlainObject } from '../utils/guards.js'
+import type { StandardInputSchema } from '../core/standard_schema.js'
 import type { Description, Schema } from '../validation.js'
 import { toJsonSchema } from './json_schema.js'
 import { typesOf, type JsonSchema } from './json_schema_walk.js'
@@ -26,10 +27,10 @@ const COMBINATORS = ['anyOf', 'oneOf'] as const
  * Consumers that refuse root combinators altogether (OpenAI, Anthropic,
  * Gemini) go through {@link flattenRootAlternatives} as well.
  *
- * @param inputSchema - The tool's joi object schema or its description.
+ * @param inputSchema - The tool's joi object schema or its description, or a Standard Schema with JSON Schema output.
  * @returns The JSON Schema (a fresh object).
  */
-export function toToolInputSchema(inputSchema: Schema | Description): JsonSchema {
+export function toToolInputSchema(inputSchema: Schema | Description | StandardInputSchema): JsonSchema {
   const json = toJsonSchema(inputSchema)
   if (json.type !== undefined) return json
   const hasAlternatives = COMBINATORS.some((k) => Array.isArray(json[k]))

@@ -58,6 +58,7 @@ export function toToolDescription(tool: ToolLike): ToolDescription {
     name: tool.name,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: tool.inputSchema,
+    ...(tool.inputSchemaFormat === 'json-schema' ? { inputSchemaFormat: 'json-schema' as const } : {}),
     // A snapshot's output schema is kept only when it is a joi object description, like its input schema.
     ...(isPlainObject(tool.outputSchema) && tool.outputSchema.type === 'object' ? { outputSchema: tool.outputSchema } : {}),
     sideEffect,
@@ -71,11 +72,18 @@ export function toToolDescription(tool: ToolLike): ToolDescription {
  *
  * @param tool - A Tool or a snapshot.
  * @returns The joi object schema.
- * @throws {@link toolsmith/core!E_NOT_A_TOOL} when `tool` is neither.
+ * @throws {@link toolsmith/core!E_NOT_A_TOOL} when `tool` is neither, or its input schema is a Standard
+ *   Schema (no joi schema exists: validate with `tool.validate(args)`).
  */
 export function toolInputSchema(tool: ToolLike): ObjectSchema {
-  if (Tool.isTool(tool)) return tool.inputSchema
-  return validator.build(toToolDescription(tool).inputSchema) as ObjectSchema
+  if (Tool.isTool(tool) && validator.isSchema(tool.inputSchema)) return tool.inputSchema as ObjectSchema
+  const described = toToolDescription(tool)
+  if (described.inputSchemaFormat === 'json-schema') {
+    throw new E_NOT_A_TOOL(
+      `Tool "${described.name}" has a Standard Schema (JSON Schema) input, not a joi one: validate its args with tool.validate(args)`,
+    )
+  }
+  return validator.build(described.inputSchema) as ObjectSchema
 }
 
 /**

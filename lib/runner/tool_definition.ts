@@ -4,7 +4,7 @@
  * @module
  */
 import type { Tool } from '../core/tool.js'
-import { toToolInputSchema } from '../providers/tool_input_schema.js'
+import { describedInputJsonSchema } from '../providers/json_schema_description.js'
 import type { ToolDefinition } from '../providers/messages.js'
 
 const cache = new WeakMap<Tool, ToolDefinition>()
@@ -19,7 +19,7 @@ export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = cache.get(tool)
   if (!definition) {
     const description = tool.describe()
-    definition = { ...description, jsonSchema: toToolInputSchema(description.inputSchema) }
+    definition = { ...description, jsonSchema: describedInputJsonSchema(description) }
     cache.set(tool, definition)
   }
   return structuredClone(definition)

@@ -38,6 +38,11 @@ const EXPECTED: Record<string, string[]> = {
     'structuredContent: {"city":"Oslo","tempC":21.5,"hourly":[]}',
     'gemini response: ["city","tempC"]',
   ],
+  'standard_schema.ts': [
+    'result: It is 21°C in Oslo for 1 day(s)',
+    'rejected: E_INVALID_TOOL_ARGS: Invalid arguments for tool "weather": "city": Invalid input: expected string, received number',
+    'openai parameters: {"type":"object","properties":{"city":{"type":"string","minLength":1,"description":"City name"}',
+  ],
   'providers_ai_sdk.ts': ["'It is 21°C in Oslo'"],
   'providers_anthropic.ts': ['"input_schema"', '"tool_result"'],
   'providers_gemini.ts': ['"functionDeclarations"'],

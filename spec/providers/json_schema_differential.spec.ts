@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { dropOptionalNulls, toJsonSchema, toOpenAIStrictSchema, validator, type Schema, type Tool } from '../../lib/index.js'
+import { dropOptionalNulls, toJsonSchema, toOpenAIStrictSchema, validator, type ObjectSchema, type Schema, type Tool } from '../../lib/index.js'
 import { createAjv } from './support/ajv.js'
 import { arbitraryFor } from './support/arbitrary.js'
 import { allTools } from './support/catalogue.js'
@@ -38,7 +38,7 @@ describe.each(allTools().map((tool) => [tool.name, tool] as const))('joi and ajv
     const outcomes = { accepted: 0, rejected: 0 }
     fc.assert(
       fc.property(arbitraryFor(json), (value) => {
-        const joi = joiAccepts(tool.inputSchema, value)
+        const joi = joiAccepts(tool.inputSchema as ObjectSchema, value)
         outcomes[joi ? 'accepted' : 'rejected']++
         if (validate(value) !== joi && hasAstralCharacter(value)) return
         expect({ value, ajv: validate(value) }).toEqual({ value, ajv: joi })
@@ -58,8 +58,8 @@ describe.each(allTools().map((tool) => [tool.name, tool] as const))('joi and ajv
       fc.property(arbitraryFor(toOpenAIStrictSchema(json)), (value) => {
         if (strict(value)) strictValid++
         const cleaned = dropOptionalNulls(tool, value)
-        if (validate(cleaned) !== joiAccepts(tool.inputSchema, cleaned) && hasAstralCharacter(cleaned)) return
-        expect({ value, ajv: validate(cleaned) }).toEqual({ value, ajv: joiAccepts(tool.inputSchema, cleaned) })
+        if (validate(cleaned) !== joiAccepts(tool.inputSchema as ObjectSchema, cleaned) && hasAstralCharacter(cleaned)) return
+        expect({ value, ajv: validate(cleaned) }).toEqual({ value, ajv: joiAccepts(tool.inputSchema as ObjectSchema, cleaned) })
       }),
       { numRuns: RUNS },
     )

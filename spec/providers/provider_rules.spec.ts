@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import {
   E_PROVIDER_SCHEMA_UNSUPPORTED,
   PROPERTY_KEY_RULES,
@@ -247,5 +248,42 @@ describe('validator.date() fields (Also)', () => {
     for (const due of [1_700_000_000_000, 'March 5 2026', '2026-11-23', 'not a date']) {
       await expect(run({ due })).rejects.toMatchObject({ code: 'E_INVALID_TOOL_ARGS' })
     }
+  })
+})
+
+describe('the same rules for a zod schema', () => {
+  const zodTool = (inputSchema: z.ZodType<Record<string, unknown>>) =>
+    new Tool({ name: 'subject', description: 'A tool under test.', inputSchema, handler: (args) => JSON.stringify(args) })
+  const rootUnion = z.union([
+    z.strictObject({ kind: z.literal('a'), a: z.string() }),
+    z.strictObject({ kind: z.literal('b'), b: z.number() }),
+  ])
+
+  it('a root union is a root object for MCP, refused for OpenAI, Anthropic and Gemini naming the rule, and validates as a union', async () => {
+    const tool = zodTool(rootUnion)
+    expect(toMcpTool(tool).inputSchema).toMatchObject({ type: 'object', anyOf: [{ type: 'object' }, { type: 'object' }] })
+    for (const build of [() => toOpenAITool(tool), () => toAnthropicTool(tool), () => toGeminiFunctionDeclaration(tool)]) {
+      expect(build).toThrow(E_PROVIDER_SCHEMA_UNSUPPORTED)
+      expect(build).toThrow('its input schema\'s root has alternatives')
+    }
+    const run = tool.executor(createDispatchContext())
+    await expect(run({ kind: 'b', b: 2 })).resolves.toBe('{"kind":"b","b":2}')
+    await expect(run({ kind: 'a', b: 2 })).rejects.toThrow('Invalid arguments for tool "subject"')
+  })
+
+  it('a root union of identical objects is flattened into one object', () => {
+    const same = z.strictObject({ q: z.string() })
+    expect(toOpenAITool(zodTool(z.union([same, same]))).function.parameters).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+      additionalProperties: false,
+    })
+  })
+
+  it('OpenAI strict mode refuses 13 levels of nesting, as for joi', () => {
+    let schema: z.ZodType<Record<string, unknown>> = z.strictObject({ leaf: z.string() })
+    for (let i = 0; i < 12; i++) schema = z.strictObject({ child: schema })
+    expect(() => toOpenAITool(zodTool(schema), { strict: true })).toThrow(E_PROVIDER_SCHEMA_UNSUPPORTED)
   })
 })

@@ -5,7 +5,8 @@
  */
 import { PROPERTY_KEY_RULES, PropertyKeyMaps } from '../property_key_map.js'
 import { buildToolSet, type ProviderToolSet } from '../provider_tool_set.js'
-import { flattenRootAlternatives, toToolInputSchema } from '../tool_input_schema.js'
+import { describedInputJsonSchema, describedInputWalk } from '../json_schema_description.js'
+import { flattenRootAlternatives } from '../tool_input_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../tool_name_map.js'
 
@@ -71,8 +72,8 @@ export function toAnthropicTool(tool: ToolLike, options: AnthropicToolOptions = 
   const described = toToolDescription(tool)
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.anthropic)
   const keys = options.keys ?? new PropertyKeyMaps(PROPERTY_KEY_RULES.anthropic)
-  const schema = flattenRootAlternatives(toToolInputSchema(described.inputSchema), { tool: described.name, provider: 'anthropic' })
-  const input_schema = keys.forTool(described.name, described.inputSchema, schema).mapSchema(schema) as AnthropicInputSchema
+  const schema = flattenRootAlternatives(describedInputJsonSchema(described), { tool: described.name, provider: 'anthropic' })
+  const input_schema = keys.forTool(described.name, describedInputWalk(described), schema).mapSchema(schema) as AnthropicInputSchema
   return {
     name: names.toProvider(described.name),
     description: described.description,

@@ -9,7 +9,8 @@ import type { JsonSchema, JsonSchemaNode } from '../json_schema.js'
 import { typesOf } from '../json_schema_walk.js'
 import { PROPERTY_KEY_RULES, PropertyKeyMaps } from '../property_key_map.js'
 import { buildToolSet, type ProviderToolSet } from '../provider_tool_set.js'
-import { flattenRootAlternatives, toToolInputSchema } from '../tool_input_schema.js'
+import { describedInputJsonSchema, describedInputWalk } from '../json_schema_description.js'
+import { flattenRootAlternatives } from '../tool_input_schema.js'
 import { toToolOutputSchema } from '../tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../tool_name_map.js'
@@ -198,8 +199,8 @@ export function toGeminiFunctionDeclaration(tool: ToolLike, options: GeminiToolO
   const described = toToolDescription(tool)
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.gemini)
   const keys = options.keys ?? new PropertyKeyMaps(PROPERTY_KEY_RULES.gemini)
-  const schema = flattenRootAlternatives(toToolInputSchema(described.inputSchema), { tool: described.name, provider: 'gemini' })
-  const parameters = toGeminiSchema(keys.forTool(described.name, described.inputSchema, schema).mapSchema(schema))
+  const schema = flattenRootAlternatives(describedInputJsonSchema(described), { tool: described.name, provider: 'gemini' })
+  const parameters = toGeminiSchema(keys.forTool(described.name, describedInputWalk(described), schema).mapSchema(schema))
   const hasParameters = parameters.properties !== undefined && Object.keys(parameters.properties).length > 0
   const output = toToolOutputSchema(described)
   return {

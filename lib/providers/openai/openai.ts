@@ -7,7 +7,8 @@
 import type { JsonSchema } from '../json_schema.js'
 import { toOpenAIStrictSchema } from './openai_strict.js'
 import { buildToolSet, type ProviderToolSet } from '../provider_tool_set.js'
-import { flattenRootAlternatives, toToolInputSchema } from '../tool_input_schema.js'
+import { describedInputJsonSchema } from '../json_schema_description.js'
+import { flattenRootAlternatives } from '../tool_input_schema.js'
 import { toToolOutputSchema } from '../tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../tool_name_map.js'
@@ -103,7 +104,7 @@ export function toOpenAIResponsesTool(tool: ToolLike, options: OpenAIToolOptions
   const described = toToolDescription(tool)
   const strict = options.strict === true
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.openai)
-  const schema = flattenRootAlternatives(toToolInputSchema(described.inputSchema), { tool: described.name, provider: 'openai' })
+  const schema = flattenRootAlternatives(describedInputJsonSchema(described), { tool: described.name, provider: 'openai' })
   const output = toToolOutputSchema(described)
   return {
     type: 'function',

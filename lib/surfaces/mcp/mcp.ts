@@ -6,7 +6,7 @@
  */
 import { Tool } from '../../core/tool.js'
 import { buildToolSet, type ProviderToolSet } from '../../providers/provider_tool_set.js'
-import { toToolInputSchema } from '../../providers/tool_input_schema.js'
+import { describedInputJsonSchema } from '../../providers/json_schema_description.js'
 import { toToolOutputSchema } from '../../providers/tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../../providers/tool_like.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
@@ -92,7 +92,7 @@ export function toMcpTool(tool: ToolLike, options: McpToolOptions = {}): McpTool
     name: names.toProvider(described.name),
     title,
     description: described.description,
-    inputSchema: toToolInputSchema(described.inputSchema) as McpInputSchema,
+    inputSchema: describedInputJsonSchema(described) as McpInputSchema,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     annotations: {
       title,
