@@ -47,7 +47,7 @@ describe('custom messages read as before', () => {
   it('Tool: a bad name, a removed option, a class for artifactConstructor, a bad meta and inputSchema', () => {
     expect(detailsOf(Tool.schema, { name: 'a b', description: '', inputSchema: 1, handler: () => 1, trusted: false, meta: 2, artifactConstructor: class A {} })).toEqual([
       { type: 'string.pattern.base', message: '"name" must be 1 to 64 letters, digits, "_" or "-" (got a b)', path: ['name'] },
-      { type: 'any.invalid', message: '"inputSchema" must be a joi object schema', path: ['inputSchema'] },
+      { type: 'any.invalid', message: '"inputSchema" must be a joi object schema or a Standard Schema with JSON Schema output (zod 4, valibot, arktype)', path: ['inputSchema'] },
       { type: 'any.class', message: '"artifactConstructor" must be a thunk returning the artifact class: pass () => A, not A itself', path: ['artifactConstructor'] },
       { type: 'any.invalid', message: '"meta" must be a Registry or a plain object', path: ['meta'] },
       { type: 'any.unknown', message: '"trusted" was removed: it never had an effect (no surface treats tool output differently); drop it', path: ['trusted'] },

@@ -76,10 +76,16 @@ export const rawToolSchema = validator
   })
   .unknown(false)
   // A structured result is plain JSON data; an artifact (spooled text) is not.
-  .without('outputSchema', ['artifactConstructor'])
-  .messages({
-    'object.without':
-      '"outputSchema" and "artifactConstructor" exclude each other: a tool with an output schema returns a plain object, not an artifact',
+  // A custom rule, not `.without().messages()`: `messages()` on a module-level
+  // schema loads joi's meta-schemas at import (spec/import_cost.spec.ts).
+  .custom((value: { outputSchema?: unknown; artifactConstructor?: unknown }, helpers) =>
+    value.outputSchema !== undefined && value.artifactConstructor !== undefined ? helpers.error('object.outputArtifact') : value,
+  )
+  .rule({
+    message: {
+      'object.outputArtifact':
+        '"outputSchema" and "artifactConstructor" exclude each other: a tool with an output schema returns a plain object, not an artifact',
+    },
   }) as unknown as ObjectSchema<RawTool>
 
 /**
