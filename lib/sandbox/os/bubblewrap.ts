@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { closeSync, constants, openSync, readFileSync, readlinkSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync } from 'node:fs'
 import { E_TOOL_PATH_ESCAPE } from '../../exceptions.js'
 import path from 'node:path'
 import { lstatOrUndefined, realpathOrUndefined } from './host_paths.js'
@@ -385,13 +385,25 @@ function openBindSource(real: string, descriptors: BoundDescriptor[]): number {
   } catch {
     opened = undefined
   }
-  if (opened !== real) {
+  // O_PATH | O_NOFOLLOW opens a symlink itself (and /proc names it by its own
+  // path), so a folder swapped for a symlink at this instant passed the name
+  // check, and bwrap, mounting /proc/self/fd/N, followed it: the symlink's
+  // target (a host folder) was bound read-write. The object must not be one.
+  if (opened !== real || isSymlinkFd(fd)) {
     closeSync(fd)
     throw changedDuringSetup(real)
   }
   const childFd = FIRST_BIND_FD + descriptors.length
   descriptors.push({ childFd, hostFd: fd })
   return childFd
+}
+
+function isSymlinkFd(fd: number): boolean {
+  try {
+    return fstatSync(fd).isSymbolicLink()
+  } catch {
+    return true
+  }
 }
 
 function changedDuringSetup(real: string, cause?: unknown): E_TOOL_PATH_ESCAPE {
