@@ -234,23 +234,7 @@ describe('toolsmith mcp on a 2026-07-28 connection', () => {
   })
 
   it('cancelling the request (the client aborts) kills the running command', async () => {
-    const controller = new AbortController()
-    let started!: () => void
-    const running = new Promise<void>((resolve) => (started = resolve))
-    const call = session.client.callTool(
-      { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'sleep 60; echo late > late.txt'] } },
-      // The first progress notification says the command is running.
-      { signal: controller.signal, onprogress: () => started() },
-    )
-    await running
-    controller.abort()
-    await expect(call).rejects.toThrow(/abort/i)
-    // The server records the call as aborted once it has killed the process tree.
-    const deadline = Date.now() + 30_000
-    const aborted = () => readFileSync(journal, 'utf8').includes('TOOL_ABORTED')
-    while (!aborted() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(aborted()).toBe(true)
-    expect(existsSync(join(root, 'late.txt'))).toBe(false)
+    await expectCancelKills(session.client, root, journal)
   })
 
   it('a request keyed with _meta["io.github.toolsmith/idempotency-key"] runs once; its repeat replays the result', async () => {
@@ -279,21 +263,7 @@ describe('toolsmith mcp --http on a 2026-07-28 client', () => {
       expect(slow.content).toEqual([{ type: 'text', text: 'done\n' }])
       expect(progress[0]).toMatchObject({ progress: 1 })
 
-      const controller = new AbortController()
-      let started!: () => void
-      const running = new Promise<void>((resolve) => (started = resolve))
-      const call = client.callTool(
-        { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'sleep 60; echo late > late.txt'] } },
-        { signal: controller.signal, onprogress: () => started() },
-      )
-      await running
-      controller.abort()
-      await expect(call).rejects.toThrow(/abort/i)
-      const deadline = Date.now() + 30_000
-      const aborted = () => readFileSync(journal, 'utf8').includes('TOOL_ABORTED')
-      while (!aborted() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-      expect(aborted()).toBe(true)
-      expect(existsSync(join(root, 'late.txt'))).toBe(false)
+      await expectCancelKills(client, root, journal)
     } finally {
       await client.close()
       await stopHttp(server.child)
@@ -363,3 +333,28 @@ describe('toolsmith mcp over a raw pipe, opened with server/discover (2026-07-28
     expect(answers).toHaveLength(6)
   })
 })
+
+/**
+ * Start a 60 s command, abort the request once its first progress arrives,
+ * and check the server killed it: the journal records TOOL_ABORTED and the
+ * command never wrote its file.
+ */
+async function expectCancelKills(client: Pick<Client, 'callTool'>, root: string, journal: string): Promise<void> {
+  const controller = new AbortController()
+  let started!: () => void
+  const running = new Promise<void>((resolve) => (started = resolve))
+  const call = client.callTool(
+    { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'sleep 60; echo late > late.txt'] } },
+    // The first progress notification says the command is running.
+    { signal: controller.signal, onprogress: () => started() },
+  )
+  await running
+  controller.abort()
+  await expect(call).rejects.toThrow(/abort/i)
+  // The server records the call as aborted once it has killed the process tree.
+  const deadline = Date.now() + 30_000
+  const aborted = () => readFileSync(journal, 'utf8').includes('TOOL_ABORTED')
+  while (!aborted() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+  expect(aborted()).toBe(true)
+  expect(existsSync(join(root, 'late.txt'))).toBe(false)
+}
