@@ -5,6 +5,8 @@
  */
 import type { Tool } from '../core/tool.js'
 import type { McpServerOptions } from '../surfaces/mcp/mcp_server.js'
+import { probeBubblewrapAsync } from '../sandbox/os/bubblewrap_probe.js'
+import { mcpSdk, mcpStdioSdk } from '../surfaces/mcp/mcp_sdk.js'
 import { serveMcpStdio } from '../surfaces/mcp/mcp_stdio_serve.js'
 import { parseHttpBinding, serveHttp } from './mcp_http.js'
 import type { ParsedCommandLine } from './options.js'
@@ -27,6 +29,14 @@ import { packageVersion } from './version.js'
 export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'mcp')
   const binding = parsed.http === undefined ? undefined : parseHttpBinding(parsed.http)
+  // Start-up is what an MCP client waits for. The bubblewrap probe (bwrap
+  // run in child processes, which decides how bash is sandboxed) and loading
+  // the MCP SDK (the largest part, all on this thread) are independent: run
+  // the probe while the SDK loads rather than one after the other.
+  const probed = probeBubblewrapAsync()
+  if (binding === undefined) mcpStdioSdk()
+  else mcpSdk()
+  await probed
   const sandbox = commandSandbox(parsed.sandbox, 'mcp')
   const tools = createTools(sandbox)
   // No approver of its own: `ask` goes to the client by elicitation, or is denied.
