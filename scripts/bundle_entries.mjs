@@ -11,7 +11,7 @@
 // application, and resolving and loading joi's, the MCP SDK's and zod's
 // hundreds of files was most of `toolsmith mcp`'s start-up (bench row
 // `mcp-startup`). Each command stays a chunk of its own, loaded when it runs.
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -66,8 +66,11 @@ const requireOnFirstUse = {
   },
 }
 
-await build({
+const cliBuild = await build({
   entryPoints: [path.join(root, 'lib/cli/main.ts')],
+  absWorkingDir: root,
+  // The inputs, to list the packages the bundle carries (see writeNotices).
+  metafile: true,
   plugins: [requireOnFirstUse],
   // Chunks beside main.js, not in a subfolder: the CLI's modules find
   // package.json and examples/ relative to their own URL, one level below dist/.
@@ -90,6 +93,42 @@ await build({
   banner: { js: "import { createRequire as __toolsmithRequire } from 'node:module'\nconst require = __toolsmithRequire(import.meta.url)" },
   logLevel: 'warning',
 })
+
+writeNotices(cliBuild.metafile, path.join(cliDir, 'THIRD_PARTY_NOTICES.md'))
+
+/**
+ * The CLI bundle redistributes other packages' code, and their licenses (MIT,
+ * ISC, BSD, Apache-2.0) ask that their notices travel with it: one file names
+ * every package whose code esbuild put in the bundle (from the build's own
+ * list of inputs, so a new dependency cannot be missed), with the version,
+ * the license and the package's license text.
+ */
+function writeNotices(metafile, file) {
+  const packages = new Map()
+  for (const input of Object.keys(metafile.inputs)) {
+    // The innermost node_modules/<name> (or <@scope/name>) of the path is the package.
+    const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input.replaceAll('\\', '/'))
+    if (match) packages.set(match[1], match[2])
+  }
+  const sections = [...packages]
+    .map(([dir, name]) => {
+      const absolute = path.join(root, dir)
+      const manifest = JSON.parse(readFileSync(path.join(absolute, 'package.json'), 'utf8'))
+      const licenseFiles = readdirSync(absolute).filter((f) => /^(licen[cs]e|copying|notice)(\.|$)/i.test(f)).sort()
+      if (licenseFiles.length === 0) throw new Error(`${name} is bundled into the CLI but ships no license file: add its notice by hand`)
+      const texts = licenseFiles.map((f) => readFileSync(path.join(absolute, f), 'utf8').trim())
+      return { name, heading: `## ${name} ${manifest.version} (${manifest.license})`, texts }
+    })
+    .sort((a, b) => a.name.localeCompare(b.name) || a.heading.localeCompare(b.heading))
+  const text = [
+    '# Third-party notices: the toolsmith command-line bundle',
+    '',
+    "`dist/cli/` (the `toolsmith` command) carries the code of the packages below inside its own files; the library's entries import them from `node_modules` instead. Each is listed with the version bundled, its license and its license text. License comments found inside bundled files are kept in the `*.LEGAL.txt` files beside the bundle.",
+    '',
+    ...sections.flatMap(({ heading, texts }) => [heading, '', ...texts.flatMap((t) => ['```text', t, '```', '']) ]),
+  ].join('\n')
+  writeFileSync(file, text)
+}
 
 // tsc writes files without the execute bit; the CLI is the package's `bin`,
 // and `npx toolsmith` in this repository runs it in place (an install from
