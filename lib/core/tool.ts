@@ -41,6 +41,7 @@ import type {
   ValidCall,
 } from './tool_types.js'
 import { hasDateSchema, reviveJsonDates } from './json_dates.js'
+import { describeOnce, describeSnapshot } from './joi_descriptions.js'
 import { Registry } from './registry.js'
 import { rawToolSchema } from './tool_schema.js'
 import { isStandardInputSchema, standardJsonOf, validateStandard, type InferToolInput, type StandardInputSchema, type ToolInputSchema } from './standard_schema.js'
@@ -169,7 +170,6 @@ export class Tool<
   readonly #argsSchema: ObjectSchema<Args> | undefined
   /** A Standard Schema `inputSchema` and its JSON Schema (what `describe()` carries). */
   readonly #standard: { schema: StandardInputSchema<Args>; json: Record<string, unknown> } | undefined
-  #description: ToolDescription | undefined
   /** The input schema's description when it has a `date()` (see `reviveJsonDates`), `null` when it has none. */
   #dates: Description | null | undefined
 
@@ -247,7 +247,7 @@ export class Tool<
       // spreads a fresh options object per call, which costs joi a slow
       // preferences merge and, at ~1 µs, most of the executor's overhead.
       if (this.#dates === undefined) {
-        const description = (this.inputSchema as ObjectSchema).describe()
+        const description = describeOnce(this.inputSchema as ObjectSchema)
         this.#dates = hasDateSchema(description) ? description : null
       }
       const input = this.#dates === null ? args : reviveJsonDates(this.#dates, args)
@@ -473,17 +473,18 @@ export class Tool<
    * @returns `{ name, description, inputSchema, inputSchemaFormat?, outputSchema?, sideEffect, idempotent }`; a fresh copy each call.
    */
   describe(): ToolDescription {
-    this.#description ??= {
+    // The joi parts are snapshots a provider can map back to the live schema
+    // (no validator.build() of them), and fresh copies the caller owns.
+    return {
       name: this.name,
       description: this.description,
       ...(this.#standard === undefined
-        ? { inputSchema: (this.inputSchema as ObjectSchema).describe() }
-        : { inputSchema: this.#standard.json, inputSchemaFormat: 'json-schema' as const }),
-      ...(this.outputSchema === undefined ? {} : { outputSchema: this.outputSchema.describe() }),
+        ? { inputSchema: describeSnapshot(this.inputSchema as ObjectSchema) }
+        : { inputSchema: structuredClone(this.#standard.json), inputSchemaFormat: 'json-schema' as const }),
+      ...(this.outputSchema === undefined ? {} : { outputSchema: describeSnapshot(this.outputSchema) }),
       sideEffect: this.sideEffect,
       idempotent: this.idempotent,
     }
-    return structuredClone(this.#description)
   }
 
   #run(prepared: ValidCall<Args>, ctx: DispatchContext, info: CallInfo): ToolResult | Promise<ToolResult> {

@@ -5,6 +5,7 @@
  * @module
  */
 import { isPlainObject } from '../utils/guards.js'
+import { describeOnce, schemaOfSnapshot } from '../core/joi_descriptions.js'
 import { isStandardInputSchema, standardJsonSchemaOf, type StandardInputSchema } from '../core/standard_schema.js'
 import { validator, type Description, type Schema } from '../validation.js'
 import { forEachSchema, typesOf, type JsonSchema } from './json_schema_walk.js'
@@ -75,8 +76,10 @@ export function toJsonSchema(schema: Schema | Description | StandardInputSchema,
     const json = standardJsonSchemaOf(schema) as JsonSchema
     return options.$schema ? { $schema: JSON_SCHEMA_DIALECT, ...json } : json
   }
-  const joiSchema: Schema = validator.isSchema(schema) ? (schema as Schema) : validator.build(schema as Description)
-  const description = joiSchema.describe()
+  const joiSchema: Schema = validator.isSchema(schema)
+    ? (schema as Schema)
+    : (schemaOfSnapshot(schema as Description) ?? validator.build(schema as Description))
+  const description = describeOnce(joiSchema)
   // structuredClone: joi hands out its own default values by reference.
   const json = structuredClone(joiSchema['~standard'].jsonSchema.input({ target: 'draft-2020-12' })) as JsonSchema
   annotate(json, description)
