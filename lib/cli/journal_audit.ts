@@ -7,7 +7,8 @@
  */
 import type { ToolCallPermission, ToolCallRow } from '../journal/contract.js'
 import { writeOut, type CliIo } from './io.js'
-import { parseRowJson, readJournal } from './journal_read.js'
+import { readJournal } from './journal_read.js'
+import { parseRowJson } from './journal_rows.js'
 import type { ParsedCommandLine } from './options.js'
 
 /** Longest input shown on a line of the text report, in characters. */

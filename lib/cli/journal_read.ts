@@ -125,18 +125,3 @@ function notAJournal(error: unknown, file: JournalFile | undefined): unknown {
 async function closeJournal(journal: ToolCallJournal): Promise<void> {
   await (journal as { close?: () => unknown }).close?.()
 }
-
-/**
- * Parse a JSON text a row holds; a text that does not parse (a store written
- * by hand) is returned as it is rather than failing the whole report.
- *
- * @param text - The JSON text.
- * @returns The value, or the text.
- */
-export function parseRowJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}

@@ -8,51 +8,14 @@
 import type { ToolCallJournal, ToolCallRow } from '../journal/contract.js'
 import { isClaimingJournal, type TurnCheckpoint } from '../journal/claiming.js'
 import { writeOut, type CliIo } from './io.js'
-import { parseRowJson, readJournal } from './journal_read.js'
+import { readJournal } from './journal_read.js'
+import { journalShowRow, parseRowJson } from './journal_rows.js'
 import type { ParsedCommandLine } from './options.js'
 
 /** Longest input, result or prompt shown in a cell of the table, in characters. */
 const CELL_CHARS = 60
 /** Characters of an idempotency key (a SHA-256 in hex) the table shows. */
 const KEY_CHARS = 12
-
-/** One recorded call as `journal show --json` prints it: the row, its JSON texts parsed. */
-export interface JournalShowRow {
-  /** The run. */
-  runId: string
-  /** The node. */
-  nodeId: string
-  /** The node's iteration. */
-  iteration: number
-  /** The attempt, from 1. */
-  attempt: number
-  /** Order of the call within the attempt, from 0. */
-  seq: number
-  /** The tool. */
-  toolName: string
-  /** `success` or `error`. */
-  status: ToolCallRow['status']
-  /** Epoch milliseconds when the call started. */
-  startedAtMs: number
-  /** Epoch milliseconds when it settled. */
-  finishedAtMs: number
-  /** `finishedAtMs - startedAtMs`. */
-  durationMs: number
-  /** The call's id: a hash of the tool and its raw arguments. */
-  callId: string
-  /** The key a side-effect call is claimed under. */
-  idempotencyKey: string
-  /** `true` when the tool did not run: the outcome was replayed from an earlier claim. */
-  replayed: boolean
-  /** The arguments, redacted as the journal keeps them. */
-  input: unknown
-  /** The result (possibly the truncation envelope), or `null` on error. */
-  output: unknown
-  /** The error (`{ name, code, message, … }`), or `null` on success. */
-  error: unknown
-  /** The permission decision (see `ToolCallPermission`), or `null` when no gate judged the call. */
-  permission: unknown
-}
 
 /** The latest checkpoint of a turn as `journal show --json` prints it (the conversation itself is left out). */
 export interface JournalShowTurn {
@@ -98,7 +61,7 @@ export async function runJournalShow(parsed: ParsedCommandLine, io: CliIo, defau
       throw explain(error)
     }
     const text = parsed.json
-      ? `${JSON.stringify({ rows: ordered.map(showRow), turns }, null, 2)}\n`
+      ? `${JSON.stringify({ rows: ordered.map(journalShowRow), turns }, null, 2)}\n`
       : showReport(ordered, turns, parsed.run).map((line) => `${line}\n`).join('')
     await writeOut(io.stdout, text)
   } finally {
@@ -139,28 +102,6 @@ async function turnsOf(journal: ToolCallJournal, rows: readonly ToolCallRow[], r
     if (checkpoint !== undefined) turns.push(showTurn(checkpoint))
   }
   return turns
-}
-
-function showRow(row: ToolCallRow): JournalShowRow {
-  return {
-    runId: row.runId,
-    nodeId: row.nodeId,
-    iteration: row.iteration,
-    attempt: row.attempt,
-    seq: row.seq,
-    toolName: row.toolName,
-    status: row.status,
-    startedAtMs: row.startedAtMs,
-    finishedAtMs: row.finishedAtMs,
-    durationMs: row.finishedAtMs - row.startedAtMs,
-    callId: row.callId,
-    idempotencyKey: row.idempotencyKey,
-    replayed: row.replayed === true,
-    input: parseRowJson(row.inputJson),
-    output: row.outputJson == null ? null : parseRowJson(row.outputJson),
-    error: row.errorJson == null ? null : parseRowJson(row.errorJson),
-    permission: row.permissionJson == null ? null : parseRowJson(row.permissionJson),
-  }
 }
 
 function showTurn(checkpoint: TurnCheckpoint): JournalShowTurn {
