@@ -189,8 +189,15 @@ function printEvent(event: TurnEvent, out: (line?: string) => void): void {
     }
     case 'permission-decision': {
       const rule = event.rule === null ? "the policy's default" : `rules[${event.rule.index}] ${JSON.stringify(event.rule.name)}`
-      const by = event.policyDecision === 'ask' ? `asked, ${event.approver === 'none' ? 'nobody to ask' : `answered by ${event.approver}`}` : 'by the policy'
-      out(`  ${event.decision === 'allow' ? '✓' : '✗'} ${event.toolName} ${event.decision === 'allow' ? 'allowed' : 'DENIED'} ${by}: ${rule}${event.reason ? ` (${event.reason})` : ''}`)
+      const reason = event.reason ? ` (${event.reason})` : ''
+      const head = `  ${event.decision === 'allow' ? '✓' : '✗'} ${event.toolName} ${event.decision === 'allow' ? 'allowed' : 'DENIED'}`
+      if (event.policyDecision !== 'ask') {
+        out(`${head} by ${rule}${reason}`)
+        break
+      }
+      const answer = event.decision === 'allow' ? 'approved' : 'declined'
+      const who = event.approver === 'none' ? 'nobody to ask' : event.approver === 'remembered' ? `${answer} earlier in the turn` : `${event.approver} ${answer}`
+      out(`${head}: ${rule} asks${reason}, ${who}`)
       break
     }
     case 'retry-warning':

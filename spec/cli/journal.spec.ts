@@ -223,7 +223,7 @@ describe('toolsmith journal audit', () => {
     // --json: one document, the counts and one object per decision, the record as the journal keeps it.
     const json = await runCli(['journal', 'audit', '--sqlite', join(dir, 'j.db'), '--json'])
     expect(json.code).toBe(0)
-    const { summary, decisions: entries } = JSON.parse(json.stdout)
+    const { summary, decisions: entries } = JSON.parse(json.stdout) as { summary: unknown; decisions: { seq: number; toolName: string; input: unknown; permission: { decision: string; approver: string } }[] }
     expect(summary).toMatchObject({ judged: 5, allowed: { total: 3, byPolicy: 1, approved: 1, remembered: 1 }, denied: { total: 2, byPolicy: 1, declined: 1 }, withoutDecision: 1 })
     expect(entries.map((e) => [e.seq, e.toolName, e.input, e.permission.decision, e.permission.approver])).toEqual(
       expect.arrayContaining([
