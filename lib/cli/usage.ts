@@ -150,6 +150,12 @@ grep in parallel, edit to fix the bug, then bash runs the tests. Prints every
 event, call and duration, then the tool-call journal. No API key, no network.
 
   --keep                   Keep the temporary copy (its path is printed)
+  --policy FILE            Run the turn under a permission policy (JSON, see
+                           docs/permissions.md; paths relative to the copy): each
+                           decision is printed and journaled; "ask" is put to you
+                           on the terminal, and denied when stdin is not a terminal
+  --json                   Print the run as one JSON document (events, result,
+                           test output, journal rows) instead of text
 ${SANDBOX}
                            (the demo opts out by itself where bubblewrap is
                            unavailable, and says so)
