@@ -1,11 +1,13 @@
 /**
  * `toolsmith journal migrate`: create (or upgrade) the PostgreSQL journal's
- * schema; `toolsmith journal audit`: the permission decisions a journal recorded.
+ * schema; `toolsmith journal audit`: the permission decisions a journal recorded;
+ * `toolsmith journal show`: the rows it holds.
  *
  * @module
  */
 import { E_INVALID_OPTIONS } from '../exceptions.js'
 import { runJournalAudit } from './journal_audit.js'
+import { runJournalShow } from './journal_show.js'
 import { PostgresJournal, parsePostgresUrl, postgresJournalMigration } from '../journal/postgres_journal.js'
 import { writeOut, type CliIo } from './io.js'
 import { JOURNAL_URL_ENV } from './journal_option.js'
@@ -14,7 +16,7 @@ import { CliUsageError } from './usage.js'
 
 /**
  * Run `toolsmith journal migrate --postgres URL [--schema S] [--print-sql]`,
- * or `toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [--run ID] [--json]`.
+ * or `toolsmith journal audit|show (--jsonl FILE | --sqlite FILE | --postgres URL) [--run ID] [--json]`.
  *
  * @param parsed - The parsed command line.
  * @param io - The streams.
@@ -24,9 +26,9 @@ import { CliUsageError } from './usage.js'
  */
 export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   const [sub, ...rest] = parsed.args
-  if (sub !== 'migrate' && sub !== 'audit') {
+  if (sub !== 'migrate' && sub !== 'audit' && sub !== 'show') {
     throw new CliUsageError(
-      sub === undefined ? 'journal needs a subcommand: migrate or audit' : `Unknown journal subcommand "${sub}"; expected migrate or audit`,
+      sub === undefined ? 'journal needs a subcommand: migrate, audit or show' : `Unknown journal subcommand "${sub}"; expected migrate, audit or show`,
       'journal',
     )
   }
@@ -37,6 +39,7 @@ export async function runJournal(parsed: ParsedCommandLine, io: CliIo): Promise<
     if (value !== undefined && value !== false) throw new CliUsageError(`Option "--${option}" does not apply to "journal ${sub}"`, 'journal')
   }
   if (sub === 'audit') return await runJournalAudit(parsed, io, process.env[JOURNAL_URL_ENV])
+  if (sub === 'show') return await runJournalShow(parsed, io, process.env[JOURNAL_URL_ENV])
   const schema = parsed.schema ?? 'toolsmith'
   if (parsed.printSql) {
     // Checked like the journal checks it, without connecting.

@@ -5,23 +5,21 @@
  *
  * @module
  */
-import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { E_INVALID_OPTIONS, E_JOURNAL_UNAVAILABLE } from '../exceptions.js'
-import type { ToolCallJournal, ToolCallPermission, ToolCallRow } from '../journal/contract.js'
-import { JsonlJournal } from '../journal/jsonl_journal.js'
-import { PostgresJournal } from '../journal/postgres_journal.js'
-import { SqliteJournal, hasSqliteJournal } from '../journal/sqlite_journal.js'
-import { nonRegularKind } from '../utils/file_kind.js'
+import type { ToolCallPermission, ToolCallRow } from '../journal/contract.js'
 import { writeOut, type CliIo } from './io.js'
+import { readJournal } from './journal_read.js'
+import { parseRowJson } from './journal_rows.js'
 import type { ParsedCommandLine } from './options.js'
-import { CliUsageError } from './usage.js'
 
 /** Longest input shown on a line of the text report, in characters. */
 const INPUT_CHARS = 80
 
 /**
  * Run `toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [--run ID] [--json]`.
+ *
+ * @remarks
+ * `--json` prints one JSON document, `{ summary, decisions }` (see
+ * {@link AuditSummary}), also when the journal holds no decision.
  *
  * @param parsed - The parsed command line.
  * @param io - The streams.
@@ -34,86 +32,18 @@ const INPUT_CHARS = 80
  *   PostgreSQL's; `E_JOURNAL_UNAVAILABLE` when PostgreSQL refuses.
  */
 export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defaultUrl: string | undefined): Promise<number> {
-  const named = [parsed.jsonl && '--jsonl', parsed.sqlite && '--sqlite', parsed.postgres && '--postgres'].filter(Boolean)
-  if (named.length > 1) throw new CliUsageError(`journal audit reads one journal; got ${named.join(' and ')}`, 'journal')
-  const file = journalFile(parsed)
-  let journal: ToolCallJournal | undefined
-  let rows: ToolCallRow[]
-  try {
-    journal = openJournal(parsed, defaultUrl, file)
-    rows = await journal.list(parsed.run === undefined ? {} : { runId: parsed.run })
-  } catch (error) {
-    if (journal !== undefined) await close(journal).catch(() => undefined)
-    throw notAJournal(error, file)
-  }
-  // A crash can cut a JSONL journal's last line, so unreadable lines are
-  // skipped; a file none of whose lines is a row is not a journal at all.
-  if (file?.kind === 'JSONL' && rows.length === 0 && statSync(file.path).size > 0 && parsed.run === undefined) {
-    await close(journal)
-    throw new CliUsageError(`${file.path} is not a JSONL journal: none of its lines is a journal row`, 'journal')
-  }
+  const { rows, close } = await readJournal(parsed, defaultUrl, 'audit')
   try {
     if (parsed.json) {
-      const lines = rows.filter((row) => row.permissionJson != null).map((row) => JSON.stringify(auditEntry(row)))
-      await writeOut(io.stdout, lines.map((line) => `${line}\n`).join(''))
+      const decisions = rows.filter((row) => row.permissionJson != null).map(auditEntry)
+      await writeOut(io.stdout, `${JSON.stringify({ summary: auditSummary(rows), decisions }, null, 2)}\n`)
     } else {
       await writeOut(io.stdout, auditReport(rows).map((line) => `${line}\n`).join(''))
     }
   } finally {
-    await close(journal)
+    await close()
   }
   return 0
-}
-
-/** The journal file the command line names, checked: it exists and is a regular file. */
-function journalFile(parsed: ParsedCommandLine): { path: string; kind: 'JSONL' | 'SQLite' } | undefined {
-  for (const [file, kind] of [[parsed.jsonl, 'JSONL'], [parsed.sqlite, 'SQLite']] as const) {
-    if (file === undefined) continue
-    if (file === '') throw new CliUsageError(`--${kind === 'JSONL' ? 'jsonl' : 'sqlite'} needs a journal file`, 'journal')
-    const path = resolve(file)
-    // Reading must not create: a mistyped path would otherwise audit a new, empty journal.
-    const stats = statSync(path, { throwIfNoEntry: false })
-    if (stats === undefined) throw new CliUsageError(`No ${kind} journal at ${path}`, 'journal')
-    // Looked at before anything opens it: reading a FIFO would wait for a writer forever.
-    const what = nonRegularKind(stats)
-    if (what !== undefined) throw new CliUsageError(`${path} is ${what}, not a ${kind} journal`, 'journal')
-    return { path, kind }
-  }
-  return undefined
-}
-
-function openJournal(parsed: ParsedCommandLine, defaultUrl: string | undefined, file: { path: string; kind: 'JSONL' | 'SQLite' } | undefined): ToolCallJournal {
-  if (file?.kind === 'JSONL') return new JsonlJournal(file.path)
-  if (file?.kind === 'SQLite') {
-    // Looked at read-only first: opening a journal creates its tables, in any database.
-    if (!hasSqliteJournal(file.path)) throw new CliUsageError(`${file.path} is not a SQLite journal: it has no tool_calls table`, 'journal')
-    return new SqliteJournal(file.path)
-  }
-  const url = parsed.postgres ?? defaultUrl
-  if (!url) throw new CliUsageError('journal audit needs a journal: --jsonl FILE, --sqlite FILE or --postgres URL', 'journal')
-  return new PostgresJournal(url, { schema: parsed.schema ?? 'toolsmith' })
-}
-
-/**
- * What the command line got wrong, as a usage error: a file SQLite cannot
- * read as a database, or a URL that is not PostgreSQL's. Anything else (the
- * database refusing, a read failing) is passed on as it is.
- */
-function notAJournal(error: unknown, file: { path: string; kind: 'JSONL' | 'SQLite' } | undefined): unknown {
-  const code = (error as { code?: unknown } | null)?.code
-  if (file?.kind === 'SQLite' && typeof code === 'string' && /^SQLITE_(NOTADB|CANTOPEN|CORRUPT)/.test(code)) {
-    return new CliUsageError(`${file.path} is not a SQLite journal (${code}: ${(error as Error).message})`, 'journal')
-  }
-  if (error instanceof E_INVALID_OPTIONS) return new CliUsageError(error.message, 'journal')
-  if (file !== undefined && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
-    // A file that cannot be read (EACCES…): say which, in words, not as a bare errno.
-    return new E_JOURNAL_UNAVAILABLE(`Cannot read the ${file.kind} journal ${file.path}: ${(error as Error).message.replace(/^[A-Z]+: /, '')}`, { cause: error })
-  }
-  return error
-}
-
-async function close(journal: ToolCallJournal): Promise<void> {
-  await (journal as { close?: () => unknown }).close?.()
 }
 
 /** One judged call as `--json` prints it. */
@@ -139,12 +69,77 @@ function auditEntry(row: ToolCallRow): AuditEntry {
     attempt: row.attempt,
     seq: row.seq,
     toolName: row.toolName,
-    input: parseJson(row.inputJson),
+    input: parseRowJson(row.inputJson),
     status: row.status,
     startedAtMs: row.startedAtMs,
     replayed: row.replayed === true,
-    permission: parseJson(row.permissionJson!) as ToolCallPermission,
+    permission: parseRowJson(row.permissionJson!) as ToolCallPermission,
   }
+}
+
+/**
+ * The counts `journal audit` ends with, as `--json` prints them under
+ * `summary`: the same numbers as the text report's last line, and per tool.
+ */
+export interface AuditSummary {
+  /** Rows read (judged or not). */
+  calls: number
+  /** Calls the gate judged: `allowed.total + denied.total`. */
+  judged: number
+  /** Calls that ran, and how they were allowed. */
+  allowed: { total: number; byPolicy: number; approved: number; remembered: number }
+  /** Calls refused, and how. */
+  denied: { total: number; byPolicy: number; declined: number; remembered: number; nobodyToAsk: number }
+  /** Rows no gate judged (no policy, arguments that failed validation, an unknown tool). */
+  withoutDecision: number
+  /** Per tool name, in order of first appearance: how many of its calls were allowed and denied, and how many had no decision. */
+  byTool: Record<string, { allowed: number; denied: number; withoutDecision: number }>
+}
+
+/**
+ * Count the decisions of a journal's rows.
+ *
+ * @param rows - The journal's rows.
+ * @returns The counts.
+ */
+export function auditSummary(rows: readonly ToolCallRow[]): AuditSummary {
+  const summary: AuditSummary = {
+    calls: rows.length,
+    judged: 0,
+    allowed: { total: 0, byPolicy: 0, approved: 0, remembered: 0 },
+    denied: { total: 0, byPolicy: 0, declined: 0, remembered: 0, nobodyToAsk: 0 },
+    withoutDecision: 0,
+    byTool: {},
+  }
+  // A Map, not the object: a tool may be called "__proto__".
+  const byTool = new Map<string, AuditSummary['byTool'][string]>()
+  for (const row of rows) {
+    let tool = byTool.get(row.toolName)
+    if (tool === undefined) byTool.set(row.toolName, (tool = { allowed: 0, denied: 0, withoutDecision: 0 }))
+    if (row.permissionJson == null) {
+      summary.withoutDecision++
+      tool.withoutDecision++
+      continue
+    }
+    const p = parseRowJson(row.permissionJson) as ToolCallPermission
+    summary.judged++
+    if (p.decision === 'allow') {
+      tool.allowed++
+      summary.allowed.total++
+      if (p.policyDecision === 'allow') summary.allowed.byPolicy++
+      else if (p.approver === 'remembered') summary.allowed.remembered++
+      else summary.allowed.approved++
+    } else {
+      tool.denied++
+      summary.denied.total++
+      if (p.policyDecision === 'deny') summary.denied.byPolicy++
+      else if (p.approver === 'remembered') summary.denied.remembered++
+      else if (p.approver === 'none') summary.denied.nobodyToAsk++
+      else summary.denied.declined++
+    }
+  }
+  summary.byTool = Object.fromEntries(byTool)
+  return summary
 }
 
 /**
@@ -155,26 +150,10 @@ function auditEntry(row: ToolCallRow): AuditEntry {
  */
 export function auditReport(rows: readonly ToolCallRow[]): string[] {
   const lines: string[] = []
-  const counts = { allowed: 0, byPolicy: 0, approved: 0, remembered: 0, denied: 0, deniedByPolicy: 0, declined: 0, unanswered: 0, rememberedDenials: 0, unjudged: 0 }
   for (const row of rows) {
-    if (row.permissionJson == null) {
-      counts.unjudged++
-      continue
-    }
-    const p = parseJson(row.permissionJson) as ToolCallPermission
+    if (row.permissionJson == null) continue
+    const p = parseRowJson(row.permissionJson) as ToolCallPermission
     const how = howDecided(p)
-    if (p.decision === 'allow') {
-      counts.allowed++
-      if (p.policyDecision === 'allow') counts.byPolicy++
-      else if (p.approver === 'remembered') counts.remembered++
-      else counts.approved++
-    } else {
-      counts.denied++
-      if (p.policyDecision === 'deny') counts.deniedByPolicy++
-      else if (p.approver === 'remembered') counts.rememberedDenials++
-      else if (p.approver === 'none') counts.unanswered++
-      else counts.declined++
-    }
     const rule = p.rule === null ? 'the default' : `rules[${p.rule.index}] ${JSON.stringify(p.rule.name)}`
     const why = [p.reason && `reason: ${p.reason}`, p.note && `note: ${p.note}`].filter(Boolean).join('; ')
     lines.push(
@@ -183,16 +162,16 @@ export function auditReport(rows: readonly ToolCallRow[]): string[] {
         `${p.latencyMs} ms${row.replayed ? ', replayed' : ''}`,
     )
   }
-  const judged = counts.allowed + counts.denied
+  const { judged, allowed, denied, withoutDecision } = auditSummary(rows)
   const parts = (entries: [number, string][]): string => entries.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ')
   lines.push(
-    `${judged} ${judged === 1 ? 'call' : 'calls'} judged: ${counts.allowed} allowed` +
-      (counts.allowed ? ` (${parts([[counts.byPolicy, 'by policy'], [counts.approved, 'approved'], [counts.remembered, 'remembered']])})` : '') +
-      `, ${counts.denied} denied` +
-      (counts.denied
-        ? ` (${parts([[counts.deniedByPolicy, 'by policy'], [counts.declined, 'declined'], [counts.rememberedDenials, 'remembered'], [counts.unanswered, 'nobody to ask']])})`
+    `${judged} ${judged === 1 ? 'call' : 'calls'} judged: ${allowed.total} allowed` +
+      (allowed.total ? ` (${parts([[allowed.byPolicy, 'by policy'], [allowed.approved, 'approved'], [allowed.remembered, 'remembered']])})` : '') +
+      `, ${denied.total} denied` +
+      (denied.total
+        ? ` (${parts([[denied.byPolicy, 'by policy'], [denied.declined, 'declined'], [denied.remembered, 'remembered'], [denied.nobodyToAsk, 'nobody to ask']])})`
         : '') +
-      `; ${counts.unjudged} without a decision`,
+      `; ${withoutDecision} without a decision`,
   )
   return lines
 }
@@ -207,12 +186,4 @@ function howDecided(p: ToolCallPermission): string {
 
 function clip(text: string): string {
   return text.length <= INPUT_CHARS ? text : `${text.slice(0, INPUT_CHARS - 1)}…`
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }

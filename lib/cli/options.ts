@@ -24,7 +24,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   mcp: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'http', 'allowed-origin', ...LIMIT_FLAGS],
   call: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'idempotency-key', ...LIMIT_FLAGS],
   describe: [...SANDBOX_FLAGS, ...CALL_FLAGS, 'provider', ...LIMIT_FLAGS],
-  demo: ['allow-network', 'no-os-sandbox', ...CALL_FLAGS, 'keep', ...LIMIT_FLAGS],
+  demo: ['allow-network', 'no-os-sandbox', ...CALL_FLAGS, 'keep', 'policy', 'json', ...LIMIT_FLAGS],
   doctor: [...SANDBOX_FLAGS, ...LIMIT_FLAGS],
   journal: ['postgres', 'schema', 'print-sql', 'jsonl', 'sqlite', 'run', 'json'],
 }

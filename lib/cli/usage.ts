@@ -71,6 +71,8 @@ Commands:
                              Create or upgrade the PostgreSQL journal's tables (safe to rerun)
   journal audit --jsonl FILE | --sqlite FILE | --postgres URL
                              Print the permission decisions a journal recorded
+  journal show --jsonl FILE | --sqlite FILE | --postgres URL
+                             List the calls (and turn checkpoints) a journal holds
 
 Run "toolsmith <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool call or demo failed (doctor: the OS sandbox
@@ -148,6 +150,12 @@ grep in parallel, edit to fix the bug, then bash runs the tests. Prints every
 event, call and duration, then the tool-call journal. No API key, no network.
 
   --keep                   Keep the temporary copy (its path is printed)
+  --policy FILE            Run the turn under a permission policy (JSON, see
+                           docs/permissions.md; paths relative to the copy): each
+                           decision is printed and journaled; "ask" is put to you
+                           on the terminal, and denied when stdin is not a terminal
+  --json                   Print the run as one JSON document (events, result,
+                           test output, journal rows) instead of text
 ${SANDBOX}
                            (the demo opts out by itself where bubblewrap is
                            unavailable, and says so)
@@ -169,6 +177,7 @@ ${HOST_VIEW}
 
   journal: `Usage: toolsmith journal migrate --postgres URL [options]
        toolsmith journal audit (--jsonl FILE | --sqlite FILE | --postgres URL) [options]
+       toolsmith journal show (--jsonl FILE | --sqlite FILE | --postgres URL) [options]
 
 migrate: create the schema and tables PostgresJournal uses (tool_calls,
 tool_claims, turn_checkpoints, turn_checkpoint_deltas) if they do not exist,
@@ -181,6 +190,11 @@ approver, an answer remembered from earlier in the turn, or nobody to ask;
 the rule, reason, note and latency), then how many calls were allowed,
 approved, remembered and denied.
 
+show: list every call the journal recorded, grouped by run, node,
+iteration and attempt, in seq order (time, tool, status, duration, the
+permission decision, the idempotency key, input and result, clipped), then
+the latest checkpoint of each turn (steps, done or resumable) and the counts.
+
 On failure, print one line "CODE: message" (never the password) and exit with 1.
 
   --postgres URL           postgres://user:password@host:port/database
@@ -188,9 +202,10 @@ On failure, print one line "CODE: message" (never the password) and exit with 1.
                            which keeps the password out of the process list)
   --schema S               The PostgreSQL schema (default: toolsmith)
   --print-sql              migrate: print the SQL instead of running it (for a DBA)
-  --jsonl FILE             audit: a JsonlJournal file
-  --sqlite FILE            audit: a SqliteJournal database
-  --run ID                 audit: only this run
-  --json                   audit: one JSON object per decision instead of text
+  --jsonl FILE             audit, show: a JsonlJournal file
+  --sqlite FILE            audit, show: a SqliteJournal database
+  --run ID                 audit, show: only this run
+  --json                   audit: one JSON document { summary, decisions } instead of text;
+                           show: one JSON document { rows, turns }
   -h, --help               Show this help`,
 }

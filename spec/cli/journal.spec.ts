@@ -220,10 +220,11 @@ describe('toolsmith journal audit', () => {
     // Without --run: both runs.
     const both = await runCli(['journal', 'audit', '--jsonl', join(dir, 'j.jsonl')])
     expect(both.stdout.trimEnd().split('\n').at(-1)).toBe('10 calls judged: 6 allowed (2 by policy, 2 approved, 2 remembered), 4 denied (2 by policy, 2 declined); 2 without a decision')
-    // --json: one object per decision, the record as the journal keeps it.
+    // --json: one document, the counts and one object per decision, the record as the journal keeps it.
     const json = await runCli(['journal', 'audit', '--sqlite', join(dir, 'j.db'), '--json'])
     expect(json.code).toBe(0)
-    const entries = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const { summary, decisions: entries } = JSON.parse(json.stdout) as { summary: unknown; decisions: { seq: number; toolName: string; input: unknown; permission: { decision: string; approver: string } }[] }
+    expect(summary).toMatchObject({ judged: 5, allowed: { total: 3, byPolicy: 1, approved: 1, remembered: 1 }, denied: { total: 2, byPolicy: 1, declined: 1 }, withoutDecision: 1 })
     expect(entries.map((e) => [e.seq, e.toolName, e.input, e.permission.decision, e.permission.approver])).toEqual(
       expect.arrayContaining([
         [0, 'look', { n: 1 }, 'allow', 'policy'],

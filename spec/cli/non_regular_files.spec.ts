@@ -73,6 +73,8 @@ describe.concurrent('toolsmith refuses a file argument that is not a regular fil
       [kind, 'mcp --policy', (file) => ['mcp', '--policy', file, '--root', dir], (file, what) => `Permission policy ${file} is ${what}, not a regular file`],
       [kind, 'journal audit --jsonl', (file) => ['journal', 'audit', '--jsonl', file], (file, what) => `${file} is ${what}, not a JSONL journal`],
       [kind, 'journal audit --sqlite', (file) => ['journal', 'audit', '--sqlite', file], (file, what) => `${file} is ${what}, not a SQLite journal`],
+      [kind, 'journal show --jsonl', (file) => ['journal', 'show', '--jsonl', file], (file, what) => `${file} is ${what}, not a JSONL journal`],
+      [kind, 'demo --policy', (file) => ['demo', '--policy', file], (file, what) => `Permission policy ${file} is ${what}, not a regular file`],
     )
   }
 

@@ -1,0 +1,89 @@
+/**
+ * A journal row as the CLI prints it in JSON (`journal show --json`,
+ * `demo --json`): the row's JSON texts parsed. Apart from the stores, so the
+ * demo does not load them.
+ *
+ * @module
+ */
+import type { ToolCallRow } from '../journal/contract.js'
+
+/** One recorded call as `journal show --json` prints it: the row, its JSON texts parsed. */
+export interface JournalShowRow {
+  /** The run. */
+  runId: string
+  /** The node. */
+  nodeId: string
+  /** The node's iteration. */
+  iteration: number
+  /** The attempt, from 1. */
+  attempt: number
+  /** Order of the call within the attempt, from 0. */
+  seq: number
+  /** The tool. */
+  toolName: string
+  /** `success` or `error`. */
+  status: ToolCallRow['status']
+  /** Epoch milliseconds when the call started. */
+  startedAtMs: number
+  /** Epoch milliseconds when it settled. */
+  finishedAtMs: number
+  /** `finishedAtMs - startedAtMs`. */
+  durationMs: number
+  /** The call's id: a hash of the tool and its raw arguments. */
+  callId: string
+  /** The key a side-effect call is claimed under. */
+  idempotencyKey: string
+  /** `true` when the tool did not run: the outcome was replayed from an earlier claim. */
+  replayed: boolean
+  /** The arguments, redacted as the journal keeps them. */
+  input: unknown
+  /** The result (possibly the truncation envelope), or `null` on error. */
+  output: unknown
+  /** The error (`{ name, code, message, … }`), or `null` on success. */
+  error: unknown
+  /** The permission decision (see `ToolCallPermission`), or `null` when no gate judged the call. */
+  permission: unknown
+}
+
+/**
+ * A journal row as `journal show --json` (and `demo --json`) print it.
+ *
+ * @param row - The row.
+ * @returns The row with its JSON texts parsed.
+ */
+export function journalShowRow(row: ToolCallRow): JournalShowRow {
+  return {
+    runId: row.runId,
+    nodeId: row.nodeId,
+    iteration: row.iteration,
+    attempt: row.attempt,
+    seq: row.seq,
+    toolName: row.toolName,
+    status: row.status,
+    startedAtMs: row.startedAtMs,
+    finishedAtMs: row.finishedAtMs,
+    durationMs: row.finishedAtMs - row.startedAtMs,
+    callId: row.callId,
+    idempotencyKey: row.idempotencyKey,
+    replayed: row.replayed === true,
+    input: parseRowJson(row.inputJson),
+    output: row.outputJson == null ? null : parseRowJson(row.outputJson),
+    error: row.errorJson == null ? null : parseRowJson(row.errorJson),
+    permission: row.permissionJson == null ? null : parseRowJson(row.permissionJson),
+  }
+}
+
+/**
+ * Parse a JSON text a row holds; a text that does not parse (a store written
+ * by hand) is returned as it is rather than failing the whole report.
+ *
+ * @param text - The JSON text.
+ * @returns The value, or the text.
+ */
+export function parseRowJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
