@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createCallContext, createDispatchContext, createTools, type ToolOutputChunk } from '../../lib/index.js'
+import { JsonlJournal, createCallContext, createDispatchContext, createTools, type ToolOutputChunk } from '../../lib/index.js'
 import { makeFixture, type Fixture } from './helpers.js'
 
 let fx: Fixture
@@ -90,5 +90,19 @@ describe('bash: onToolOutput', () => {
     } finally {
       warn.mockRestore()
     }
+  }, 60_000)
+
+  it('a call the journal replays hears nothing live; its recorded result comes back whole', async () => {
+    const journal = new JsonlJournal(path.join(fx.base, 'calls.jsonl'))
+    const keyed = (heard: string[]) =>
+      createCallContext(createDispatchContext({ journal, onToolOutput: (chunk) => heard.push(chunk.text) }), { toolCallId: 'k', idempotencyScope: 'once' })
+    const first: string[] = []
+    const again: string[] = []
+    const args = { cmd: 'sh', args: ['-c', 'echo ran; echo x >> count.txt'] }
+    expect(await fx.tools.bash.executor(keyed(first))(args)).toBe('ran\n')
+    expect(await fx.tools.bash.executor(keyed(again))(args)).toBe('ran\n')
+    expect(first.join('')).toBe('ran\n')
+    expect(again).toEqual([])
+    expect(fs.readFileSync(path.join(fx.root, 'count.txt'), 'utf8')).toBe('x\n')
   }, 60_000)
 })
