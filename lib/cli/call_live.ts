@@ -44,6 +44,8 @@ export class LiveEcho {
   readonly write = (chunk: ToolOutputChunk): void => {
     if (this.#out.destroyed) return
     this.#any = true
+    // Not awaited: the chunk arrives in a stream event. process.stdout on a
+    // terminal, a file or (on Linux) a pipe writes synchronously, so nothing piles up.
     this.#out.write(chunk.text)
     this.#atLineStart = chunk.text.endsWith('\n')
     if (this.#overflow) return

@@ -95,6 +95,16 @@ describe('toolsmith call bash: live output', () => {
     expect(noted.stdout).toMatch(/^made\n\[toolsmith\] This command created \.git .*\n$/)
   }, 120_000)
 
+  it('shows the whole output, beyond --max-output-bytes (which cuts only the result), and the note after it', async () => {
+    const root = tempRoot()
+    const run = await runCli(['call', 'bash', JSON.stringify({ cmd: 'sh', args: ['-c', 'seq 1 3000; mkdir .git'] }), '--root', root, '--stream', '--max-output-bytes', '1000'])
+    expect(run.code).toBe(0)
+    const lines = run.stdout.split('\n')
+    expect(lines.slice(0, 3000)).toEqual(Array.from({ length: 3000 }, (_, i) => String(i + 1)))
+    expect(lines[3000]).toMatch(/^\[toolsmith\] This command created \.git /)
+    expect(lines.slice(3001)).toEqual([''])
+  }, 120_000)
+
   it('--stream and --json exclude each other (exit 2, as JSON)', async () => {
     const run = await runCli(['call', 'bash', '{"cmd":"true"}', '--root', tempRoot(), '--stream', '--json'])
     expect(run.code).toBe(2)
