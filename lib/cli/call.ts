@@ -15,6 +15,9 @@ import { canAskOnTerminal, commandPermissions, terminalApprover } from './policy
 import { commandSandbox } from './sandbox_tools.js'
 import { createTools } from '../tools/index.js'
 import { CliUsageError } from './usage.js'
+import { LiveEcho } from './call_live.js'
+import { writeCallFailureJson, writeCallJson } from './call_json.js'
+import { unknownName } from './unknown_name.js'
 
 /**
  * Run `call`.
@@ -28,17 +31,24 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   const [name, json, ...extra] = parsed.args
   if (name === undefined || json === undefined) throw new CliUsageError('call needs TOOL and JSON arguments', 'call')
   if (extra.length > 0) throw new CliUsageError(`Unexpected argument "${extra[0]}" (quote the JSON as one argument)`, 'call')
+  if (parsed.json && parsed.stream) throw new CliUsageError('--stream and --json exclude each other (--json prints one document at the end)', 'call')
   const sandbox = commandSandbox(parsed.sandbox, 'call')
   const tools = createTools(sandbox)
   const tool = (tools as unknown as Record<string, (typeof tools)[keyof typeof tools] | undefined>)[name]
-  if (!tool) throw new CliUsageError(`Unknown tool "${name}"; expected ${Object.keys(tools).join(', ')}`, 'call')
+  if (!tool) throw unknownName('tool', name, Object.keys(tools), 'call')
   const args = parseJsonArgs(json === '-' ? await readAll(io.stdin) : json)
 
   // `ask` is put to the user when there is one at a terminal; otherwise it denies.
   const asker = canAskOnTerminal(io) ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : undefined
   const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'call', asker)
   const opened = commandJournal(parsed, 'call')
-  const ctx = createDispatchContext({ ...(permissions ? { permissions } : {}), ...(opened ? { journal: opened.journal } : {}) })
+  // On a terminal (or with --stream) a command's output shows as it arrives; --json prints one document at the end.
+  const live = !parsed.json && (parsed.stream || (io.stdout as { isTTY?: boolean }).isTTY === true) ? new LiveEcho(io.stdout, sandbox.maxOutputBytes) : undefined
+  const ctx = createDispatchContext({
+    ...(permissions ? { permissions } : {}),
+    ...(opened ? { journal: opened.journal } : {}),
+    ...(live ? { onToolOutput: live.write } : {}),
+  })
   // The key is the call's identity in the journal: the same key (and
   // arguments) again replays the recorded outcome of a side-effect call.
   const key = parsed.idempotencyKey
@@ -48,20 +58,32 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   process.once('SIGTERM', stop)
   try {
     const returned = await tool.executor(callCtx)(args)
+    if (parsed.json) {
+      await writeCallJson(io, name, returned)
+      return 0
+    }
     // A structured result (a tool with an output schema) is printed as its JSON.
     const result = isStructuredToolResult(returned) ? JSON.stringify(returned) : returned
     if (typeof result !== 'string' && !(result instanceof Uint8Array)) {
       await streamArtifact(result, io)
       return 0
     }
-    await writeOut(io.stdout, result)
+    const rest = live !== undefined && typeof result === 'string' ? live.rest(result) : result
+    await writeOut(io.stdout, rest)
     if (typeof result === 'string' && result.length > 0 && !result.endsWith('\n')) await writeOut(io.stdout, '\n')
     return 0
   } catch (error) {
+    if (parsed.json) {
+      await writeCallFailureJson(io, name, error)
+      return 1
+    }
     // A failed command's output (test results, compiler errors) is what the
     // user came for: it goes to stdout, the error itself to one stderr line.
     const output = commandOutput(error)
-    if (output) await writeOut(io.stdout, output.endsWith('\n') ? output : `${output}\n`)
+    if (output) {
+      const rest = live === undefined ? output : live.rest(output)
+      await writeOut(io.stdout, output.endsWith('\n') ? rest : `${rest}\n`)
+    }
     await writeOut(io.stderr, `${clip(oneLine(failureLine(error, output !== undefined)), 2_000)}\n`)
     return 1
   } finally {

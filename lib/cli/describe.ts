@@ -1,5 +1,5 @@
 /**
- * `toolsmith describe [--provider P]`: the tool definitions as JSON.
+ * `toolsmith describe [--provider P] [--json]`: the tool definitions as JSON.
  *
  * @module
  */
@@ -12,6 +12,8 @@ import { toOpenAIResponsesTools, toOpenAITools } from '../providers/openai/opena
 import type { ParsedCommandLine } from './options.js'
 import { writeOut, type CliIo } from './io.js'
 import { sandboxTools } from './sandbox_tools.js'
+import { writeJson } from './json_output.js'
+import { unknownName } from './unknown_name.js'
 import { CliUsageError } from './usage.js'
 
 type Tools = Tool[]
@@ -45,10 +47,22 @@ export async function runDescribe(parsed: ParsedCommandLine, io: CliIo): Promise
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'describe')
   const provider = parsed.provider ?? 'jsonschema'
   const build = PROVIDERS[provider]
-  if (!build) {
-    throw new CliUsageError(`Unknown provider "${provider}"; expected ${Object.keys(PROVIDERS).join(', ')}`, 'describe')
-  }
+  if (!build) throw unknownName('provider', provider, Object.keys(PROVIDERS), 'describe')
   const tools = Object.values(sandboxTools(parsed.sandbox, 'describe')) as Tools
-  await writeOut(io.stdout, `${JSON.stringify(build(tools), null, 2)}\n`)
+  const definitions = build(tools)
+  if (parsed.json) await writeJson(io, { ok: true, provider, definitions, exitCode: 0 } satisfies DescribeJson)
+  else await writeOut(io.stdout, `${JSON.stringify(definitions, null, 2)}\n`)
   return 0
+}
+
+/** `toolsmith describe --json`'s document. */
+export interface DescribeJson {
+  /** Always `true` (a failure is a `JsonFailure`). */
+  ok: true
+  /** The `--provider` the definitions are shaped for. */
+  provider: string
+  /** One definition per tool, exactly as `describe` without `--json` prints them. */
+  definitions: unknown[]
+  /** Always 0. */
+  exitCode: 0
 }

@@ -7,6 +7,7 @@
 import { errorSummary } from '../exceptions.js'
 import { oneLine, writeOut, type CliIo } from './io.js'
 import { parseCommandLine, type ParsedCommandLine } from './options.js'
+import { jsonFailure, wantsJson, writeJsonFailure } from './json_output.js'
 import { CliUsageError, HELP } from './usage.js'
 import { packageVersion } from './version.js'
 
@@ -51,6 +52,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const run = await COMMANDS[parsed.command]!()
     return await run(parsed, io)
   } catch (error) {
+    // `--json` asked for one JSON document on stdout: a usage error or a failure before the call is one too.
+    if (wantsJson(argv)) return await writeJsonFailure(io, jsonFailure(error, error instanceof CliUsageError ? error.exitCode : 1))
     if (error instanceof CliUsageError) {
       const help = error.command ? `toolsmith ${error.command} --help` : 'toolsmith --help'
       await writeOut(io.stderr, `toolsmith: ${oneLine(error.message)} (see "${help}")\n`)

@@ -22,10 +22,10 @@ const GATE_FLAGS = ['policy', 'journal', 'schema'] as const
 
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   mcp: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'http', 'allowed-origin', ...LIMIT_FLAGS],
-  call: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'idempotency-key', ...LIMIT_FLAGS],
-  describe: [...SANDBOX_FLAGS, ...CALL_FLAGS, 'provider', ...LIMIT_FLAGS],
+  call: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'idempotency-key', ...LIMIT_FLAGS, 'json', 'stream'],
+  describe: [...SANDBOX_FLAGS, ...CALL_FLAGS, 'provider', ...LIMIT_FLAGS, 'json'],
   demo: ['allow-network', 'no-os-sandbox', ...CALL_FLAGS, 'keep', 'policy', 'json', ...LIMIT_FLAGS],
-  doctor: [...SANDBOX_FLAGS, ...LIMIT_FLAGS],
+  doctor: [...SANDBOX_FLAGS, ...LIMIT_FLAGS, 'json'],
   journal: ['postgres', 'schema', 'print-sql', 'jsonl', 'sqlite', 'run', 'json'],
 }
 
@@ -52,6 +52,7 @@ const ALL_OPTIONS = {
   sqlite: { type: 'string' },
   run: { type: 'string' },
   json: { type: 'boolean' },
+  stream: { type: 'boolean' },
   journal: { type: 'string' },
   'idempotency-key': { type: 'string' },
   http: { type: 'string' },
@@ -96,6 +97,8 @@ export interface ParsedCommandLine {
   run: string | undefined
   /** `--json`, for `journal audit`. */
   json: boolean
+  /** `--stream`, for `call`: print a command's output as it arrives, as on a terminal. */
+  stream: boolean
   /** `--journal SPEC`, for `call` and `mcp`: where every call is recorded (see `openCommandJournal`). */
   journal: string | undefined
   /** `--idempotency-key KEY`, for `call`: the call's stable identity in the journal. */
@@ -191,6 +194,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sqlite: values.sqlite,
     run: values.run,
     json: values.json === true,
+    stream: values.stream === true,
     journal: values.journal,
     idempotencyKey: key,
     http: values.http,

@@ -131,7 +131,12 @@ ${COMMON}
                            or "postgres" for the URL in TOOLSMITH_JOURNAL_URL
   --schema S               Schema of a PostgreSQL journal (default: toolsmith)
   --idempotency-key KEY    With --journal: the call's identity. The same key again
-                           prints the recorded result and does not run the tool`,
+                           prints the recorded result and does not run the tool
+  --json                   Print one JSON document: {"ok":true,"tool","result","exitCode"}
+                           or {"ok":false,"tool","error":{"code","message","details"},
+                           "exitCode"}; usage errors too (code E_CLI_USAGE)
+  --stream                 Print bash's output as it arrives (the default when stdout
+                           is a terminal); not with --json`,
 
   describe: `Usage: toolsmith describe [--provider P] [options]
 
@@ -140,6 +145,8 @@ entry per tool in the provider's shape.
 
   --provider P             jsonschema (default), openai, openai-responses,
                            anthropic, gemini or mcp
+  --json                   Print {"ok":true,"provider","definitions","exitCode"} on one
+                           line instead of the bare array; errors as JSON too
 ${COMMON}`,
 
   demo: `Usage: toolsmith demo [options]
@@ -173,6 +180,9 @@ bash would refuse to run (the OS sandbox is unavailable).
   --root DIR               Sandbox root (default: the current directory)
 ${SANDBOX}
 ${HOST_VIEW}
+  --json                   Print one JSON document: "ok", "platform", "root", "checks"
+                           (one {"name","ok","detail"} per layer), "enforcement",
+                           "exitCode"
   -h, --help               Show this help`,
 
   journal: `Usage: toolsmith journal migrate --postgres URL [options]

@@ -6,7 +6,7 @@
  */
 import { anySignal } from '../utils/any_signal.js'
 import type { TelemetryOptions } from '../telemetry/spans.js'
-import type { DispatchContext } from './dispatch_context.js'
+import type { DispatchContext, ToolOutputChunk } from './dispatch_context.js'
 import type { CallHooks } from './pipeline/call_hooks.js'
 import { runOf } from './pipeline/call_run.js'
 
@@ -46,6 +46,8 @@ export interface CallContextOptions {
   traceContext?: unknown
   /** Overrides the turn's telemetry options for this call. */
   telemetry?: TelemetryOptions | undefined
+  /** Hears this call's output as it arrives, instead of the turn's listener; see {@link DispatchContext.onToolOutput}. */
+  onToolOutput?: ((chunk: ToolOutputChunk) => void) | undefined
 }
 
 /**
@@ -67,6 +69,7 @@ export function createCallContext(ctx: DispatchContext, call: CallContextOptions
   const keyed = call.idempotencyScope !== undefined
   const traceContext = call.traceContext ?? ctx.traceContext
   const telemetry = call.telemetry ?? ctx.telemetry
+  const onToolOutput = call.onToolOutput ?? ctx.onToolOutput
   return {
     id: ctx.id,
     idempotencyScope: keyed ? call.idempotencyScope : ctx.idempotencyScope,
@@ -84,6 +87,7 @@ export function createCallContext(ctx: DispatchContext, call: CallContextOptions
     ...(call.hooks === undefined ? {} : { callHooks: call.hooks }),
     ...(telemetry === undefined ? {} : { telemetry }),
     ...(traceContext === undefined ? {} : { traceContext }),
+    ...(onToolOutput === undefined ? {} : { onToolOutput }),
     emitPermissionDecision: (event) => ctx.emitPermissionDecision?.(event),
     emitNetworkRequest: (event) => ctx.emitNetworkRequest?.(event),
     emitProtectedPathCreated: (event) => ctx.emitProtectedPathCreated?.(event),

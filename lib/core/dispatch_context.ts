@@ -165,6 +165,25 @@ export interface ProtectedPathCreatedEvent {
   at: number
 }
 
+/**
+ * A piece of a running tool's output, handed to
+ * {@link DispatchContext.onToolOutput} as it arrives (`bash`: each chunk its
+ * command writes).
+ */
+export interface ToolOutputChunk {
+  /** The tool whose call wrote it (`bash`). */
+  toolName: string
+  /** The call's `callId`. */
+  callId: string
+  /** Which of the command's streams it came from. */
+  stream: 'stdout' | 'stderr'
+  /**
+   * The text, decoded as UTF-8; a character split across two reads is held
+   * back until it is whole. Never empty.
+   */
+  text: string
+}
+
 /** Event names and payloads a {@link ObservableDispatchContext} emits. */
 export interface DispatchEvents {
   /** Emitted after validation, just before the handler runs. */
@@ -241,6 +260,16 @@ export interface DispatchContext {
    */
   emitProtectedPathCreated?(event: ProtectedPathCreatedEvent): void
   /**
+   * Hears a call's output while it runs: `bash` calls it with each chunk its
+   * command writes to stdout or stderr, in the order they arrive (none for a
+   * call the journal replays). Optional, and free when absent: the output is
+   * then not decoded twice. It changes nothing else: the call's result (or
+   * error) is the same, with the same `maxOutputBytes` truncation, and the
+   * chunks are not bounded by it. A callback that throws is reported with
+   * `process.emitWarning` and does not stop the command.
+   */
+  readonly onToolOutput?: ((chunk: ToolOutputChunk) => void) | undefined
+  /**
    * The OpenTelemetry `Context` whose span is the parent of every call's
    * `execute_tool` span (a turn's `invoke_agent` span, an MCP request's
    * `traceparent`); the active context when absent.
@@ -314,6 +343,8 @@ export interface DispatchContextOptions {
   onNetworkRequest?: DispatchListener<'networkRequest'>
   /** Listeners to attach at once. */
   onProtectedPathCreated?: DispatchListener<'protectedPathCreated'>
+  /** Hears the calls' output as it arrives; see {@link DispatchContext.onToolOutput}. */
+  onToolOutput?: (chunk: ToolOutputChunk) => void
   /** The parent of the calls' spans; see {@link DispatchContext.traceContext}. */
   traceContext?: unknown
   /** Opt in to recording arguments and results on the calls' spans; see {@link DispatchContext.telemetry}. */
@@ -379,6 +410,7 @@ export function createDispatchContext(options: DispatchContextOptions = {}): Obs
       : { run: new CallRun({ runId: id, ...options.run }, { ...(options.claimLeaseMs === undefined ? {} : { claimLeaseMs: options.claimLeaseMs }) }) }),
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     ...(options.traceContext === undefined ? {} : { traceContext: options.traceContext }),
+    ...(options.onToolOutput === undefined ? {} : { onToolOutput: options.onToolOutput }),
     emitNetworkRequest: (event) => emit('networkRequest', event),
     emitProtectedPathCreated: (event) => emit('protectedPathCreated', event),
     on(event, listener) {

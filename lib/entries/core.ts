@@ -124,6 +124,7 @@ export {
   type ToolCallGate,
   type ToolExecutionEndEvent,
   type ToolExecutionStartEvent,
+  type ToolOutputChunk,
 } from '../core/dispatch_context.js'
 export { CallRun, type CallRunOptions, type RunIdentity } from '../core/pipeline/call_run.js'
 export type { CallHooks, PipelineCallEnd, PipelineCallStart, SettledOutput } from '../core/pipeline/call_hooks.js'

@@ -10,6 +10,7 @@
 import { constants } from 'node:fs'
 import { readlink } from 'node:fs/promises'
 import path from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
 import type { E_TOOL_LIMIT_EXCEEDED } from '../exceptions.js'
 import { cannotStartInside, limitsUnavailable, networkUnavailable, notADirectory, sandboxUnavailable, workingDirectoryMissing } from './command_errors.js'
 import type { CommandStatus, LaunchPlan } from './os/engine.js'
@@ -48,6 +49,8 @@ export interface SandboxCommand {
   onNetworkDecision?: ((decision: NetworkDecision) => void) | undefined
   /** Hears the protected paths the command created (after it ran, stopped or failed), when there are any. */
   onProtectedPathsCreated?: ((created: readonly ProtectedMatch[]) => void) | undefined
+  /** Hears the command's output as it arrives, decoded as UTF-8 per stream (never an empty text). */
+  onOutput?: ((stream: 'stdout' | 'stderr', text: string) => void) | undefined
 }
 
 /**
@@ -123,6 +126,7 @@ export async function runInSandbox(sandbox: Sandbox, command: SandboxCommand): P
     let limits: CommandLimits | undefined
     let result: Awaited<ReturnType<typeof runBounded>>
     let events: Awaited<ReturnType<CommandLimits['finish']>> | undefined
+    const live = command.onOutput === undefined ? undefined : liveText(command.onOutput)
     try {
       // Resource limits bind commands in the OS sandbox only: its cgroup exists before the spawn.
       limits = engine.name === 'bubblewrap' ? commandLimits(sandbox) : undefined
@@ -137,12 +141,14 @@ export async function runInSandbox(sandbox: Sandbox, command: SandboxCommand): P
         mode: 'headTail',
         label: `\`${cmd}\``,
         watch: limits?.watch,
+        onOutput: live?.push,
       })
     } catch (error) {
       // A command stopped by its deadline or an abort may have created some too: the event still says so.
       reportCreated(sandbox, resolved.root, before, command)
       throw error
     } finally {
+      live?.end()
       lease?.close()
       events = await limits?.finish()
     }
@@ -257,4 +263,25 @@ function reportCreated(sandbox: Sandbox, root: string, before: ProtectedScan, co
   const created = createdProtectedPaths(before, sandbox.protectedScanner.scan(root))
   if (created.length > 0) command.onProtectedPathsCreated?.(created)
   return created
+}
+
+/**
+ * Decode each stream's chunks as UTF-8 as they arrive: a character split
+ * across two reads is held back until its last byte comes (or the end).
+ */
+function liveText(onOutput: (stream: 'stdout' | 'stderr', text: string) => void): {
+  push: (stream: 'stdout' | 'stderr', chunk: Buffer) => void
+  end: () => void
+} {
+  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') }
+  const emit = (stream: 'stdout' | 'stderr', text: string): void => {
+    if (text !== '') onOutput(stream, text)
+  }
+  return {
+    push: (stream, chunk) => emit(stream, decoders[stream].write(chunk)),
+    end: () => {
+      emit('stdout', decoders.stdout.end())
+      emit('stderr', decoders.stderr.end())
+    },
+  }
 }

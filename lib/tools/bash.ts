@@ -4,7 +4,7 @@
  * @module
  */
 import { E_TOOL_COMMAND_FAILED } from '../exceptions.js'
-import type { DispatchContext } from '../core/dispatch_context.js'
+import type { DispatchContext, ToolOutputChunk } from '../core/dispatch_context.js'
 import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { runInSandbox, whyProtected, type NetworkDecision, type ProtectedMatch } from '../sandbox/run_command.js'
@@ -87,6 +87,8 @@ const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
  * `Sandbox.isolation` reports what is enforced. Protected paths a command
  * creates are named in a note under its output, in a failed command's
  * `details.protectedPathsCreated`, and in a `protectedPathCreated` event.
+ * A context with `onToolOutput` also hears the output as it arrives, each
+ * chunk tagged with its stream; the result is the same either way.
  * `sideEffect: true`, `idempotent: false`.
  */
 export class BashTool extends Tool<any, BashArgs> {
@@ -210,6 +212,7 @@ export async function bashHandler(
         paths: created.map(({ path, rule }) => ({ path, rule })),
         at: Date.now(),
       }),
+    ...(ctx?.onToolOutput === undefined ? {} : { onOutput: liveOutput(ctx.onToolOutput, call) }),
   })
   const { status, output: raw, networkDecisions, protectedPathsCreated: created } = result
   const note = networkDecisions === undefined ? '' : refusalNote(networkDecisions)
@@ -225,4 +228,24 @@ export async function bashHandler(
   throw new E_TOOL_COMMAND_FAILED(`\`${cmd}\` ${how}. Output:\n${output}`, {
     details: { exitCode: status.exitCode, signal: status.signal, output, ...createdDetails },
   })
+}
+
+/**
+ * The command's output as {@link ToolOutputChunk}s for the context's
+ * listener. A listener that throws is reported, never allowed to break the
+ * command: its output is still captured and returned.
+ */
+function liveOutput(
+  listener: (chunk: ToolOutputChunk) => void,
+  call: ToolCallInfo,
+): (stream: 'stdout' | 'stderr', text: string) => void {
+  return (stream, text) => {
+    try {
+      listener({ toolName: call.toolName, callId: call.callId, stream, text })
+    } catch (error) {
+      process.emitWarning(`An onToolOutput listener threw: ${String((error as Error)?.message ?? error)}`, {
+        code: 'TOOLSMITH_LISTENER_ERROR',
+      })
+    }
+  }
 }

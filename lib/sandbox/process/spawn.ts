@@ -82,6 +82,8 @@ export interface SpawnRequest {
   passFd?: number | undefined
   /** Count the output's line feeds. */
   countLines?: boolean | undefined
+  /** Hears each chunk of output as it arrives, before (and whatever) the capture keeps of it. */
+  onOutput?: ((stream: 'stdout' | 'stderr', chunk: Buffer) => void) | undefined
   /** How to name the command in messages. */
   label: string
   /** A pipe at each `fd`, fed `data` and closed right after the spawn. */
@@ -158,8 +160,20 @@ export function spawnCaptured(request: SpawnRequest): CapturedRun {
     for (const { hostFd } of request.descriptors ?? []) closeQuietly(hostFd)
   }
   feedInputs(subprocess, request.inputs)
-  subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
-  subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
+  const onOutput = request.onOutput
+  if (onOutput === undefined) {
+    subprocess.stdout?.on('data', (chunk: Buffer) => output.push(chunk))
+    subprocess.stderr?.on('data', (chunk: Buffer) => errors.push(chunk))
+  } else {
+    subprocess.stdout?.on('data', (chunk: Buffer) => {
+      output.push(chunk)
+      onOutput('stdout', chunk)
+    })
+    subprocess.stderr?.on('data', (chunk: Buffer) => {
+      errors.push(chunk)
+      onOutput('stderr', chunk)
+    })
+  }
   const pid = subprocess.pid
   // Synchronously after the spawn (which returns once the program is
   // exec'd) the leader's entry still exists: it cannot have been reaped yet.
