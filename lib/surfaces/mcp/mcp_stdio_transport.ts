@@ -154,9 +154,12 @@ export class McpStdioServerTransport implements McpTransport {
    *
    * @param message - The message.
    */
-  send(sent: McpJsonRpcMessage): Promise<void> {
+  send(message: McpJsonRpcMessage): Promise<void> {
     // The server sends the SDK's messages; the public declaration names the structural type.
-    const message = sent as JSONRPCMessage
+    return this.#write(message as JSONRPCMessage)
+  }
+
+  #write(message: JSONRPCMessage): Promise<void> {
     if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined) this.#answered(message.id)
     const rewritten = 'error' in message ? schemaErrorAsInvalidParams(message.error) : undefined
     const line = JSON.stringify(rewritten === undefined ? message : { ...message, error: rewritten })

@@ -26,7 +26,14 @@ export interface McpJsonRpcMessage {
   /** A successful answer's payload. */
   result?: unknown
   /** A failed answer's error. */
-  error?: { code: number; message: string; data?: unknown }
+  error?: {
+    /** The JSON-RPC error code (`-32602` invalid params, …). */
+    code: number
+    /** What went wrong, for the client. */
+    message: string
+    /** Anything more the server attached. */
+    data?: unknown
+  }
 }
 
 /**
