@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import ts from 'typescript'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -43,7 +43,9 @@ function lockFor(tarball: string, dependencies: Record<string, string>, extra: r
     const entry = repoLock.packages[path]
     if (!entry) throw new Error(`package-lock.json has no hoisted ${path}`)
     // This repository's lockfile omits `resolved`; without it npm asks the registry where the tarball is.
-    const resolved = entry.resolved ?? `${REGISTRY}${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz`
+    // An alias (`typescript-current`) is fetched under its real name.
+    const real = typeof entry.name === 'string' ? entry.name : name
+    const resolved = entry.resolved ?? `${REGISTRY}${real}/-/${real.split('/').pop()}-${String(entry.version)}.tgz`
     packages[path] = { ...entry, resolved }
     queue.push(...Object.keys((entry.dependencies ?? {}) as object), ...Object.keys((entry.optionalDependencies ?? {}) as object))
   }
@@ -71,8 +73,76 @@ interface PackReport {
  */
 const PACK_BUDGET = { packedBytes: 1_500_000, unpackedBytes: 5_300_000 }
 
-/** The consumer's own development dependencies: Node's types, for a strict compile with `"types": ["node"]`. */
-const CONSUMER_DEV = ['@types/node', 'undici-types']
+/**
+ * The consumer's own development dependencies: Node's types, for a strict
+ * compile with `"types": ["node"]`; zod, for a typed tool; and the current
+ * TypeScript. That one is this repository's devDependency alias
+ * `typescript-current` (`npm:typescript@7.0.2`), so the lockfile fixes its
+ * version and integrity and `npm ci` caches it like every other package; the
+ * repository itself keeps building with 5.9 (typedoc needs it).
+ */
+const CONSUMER_DEV = ['@types/node', 'undici-types', 'zod', 'typescript-current']
+
+/** The consumer's dependency on `name`, as the repository's lockfile pins it (an alias as `npm:<real>@<version>`). */
+function pinned(name: string, packages: Record<string, { version: string; name?: string }>): string {
+  const entry = packages[`node_modules/${name}`]
+  if (!entry) throw new Error(`package-lock.json has no hoisted node_modules/${name}`)
+  return entry.name === undefined ? entry.version : `npm:${entry.name}@${entry.version}`
+}
+
+/** The consumer's environment: no NODE_OPTIONS of this test runner's. */
+const CONSUMER_ENV = { ...process.env, NODE_OPTIONS: '' }
+
+/**
+ * A consumer's source: a zod-typed tool, run through its executor, and every
+ * entry's declarations loaded (so all are checked). The two `@ts-expect-error`
+ * lines are the inference proof: a wrong argument type compiles only when the
+ * arguments are `any`, and then the unused directive is the error.
+ */
+const CONSUMER_SOURCE = `import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { Tool, createDispatchContext, createTools } from 'toolsmith'
+import type * as artifacts from 'toolsmith/artifacts'
+import type * as core from 'toolsmith/core'
+import type * as internal from 'toolsmith/internal'
+import { createMcpServer, type McpSdkServer } from 'toolsmith/mcp'
+import type * as providers from 'toolsmith/providers'
+import type * as runner from 'toolsmith/runner'
+import type * as tools from 'toolsmith/tools'
+
+const root = process.argv[2] ?? process.cwd()
+
+const note = new Tool({
+  name: 'note',
+  description: 'Append a line to a file, some times over',
+  inputSchema: z.object({ file: z.string(), line: z.string(), times: z.number().int().min(1).default(1) }),
+  handler: async ({ file, line, times }) => {
+    // @ts-expect-error times is a number (the schema's output type), not a string
+    const wrong: string = times
+    await writeFile(join(root, file), \`\${line}\\n\`.repeat(times), { flag: 'a' })
+    return \`\${file}: \${times} line(s)\`
+  },
+})
+
+const ctx = createDispatchContext()
+const call = note.executor(ctx)
+
+/** Never called: a wrong argument type for the executor. */
+export function misuse(): Promise<string> {
+  // @ts-expect-error times must be a number (the schema's input type)
+  return call({ file: 'notes.txt', line: 'x', times: 'twice' })
+}
+
+const said = String(await call({ file: 'notes.txt', line: 'hello', times: 2 }))
+const refused = await call({ file: 'notes.txt', line: 'x', times: 0 }).then(() => 'ran', (error: { code?: string }) => error.code)
+const { read } = createTools({ rootDir: root })
+await read.executor(ctx)({ path: 'notes.txt' })
+process.stdout.write(JSON.stringify({ said, read: await readFile(join(root, 'notes.txt'), 'utf8'), refused }))
+
+export const serve: (tools: Parameters<typeof createMcpServer>[0]) => McpSdkServer = (list) => createMcpServer(list, { name: 'consumer', version: '1.0.0' })
+export type Loaded = [typeof artifacts, typeof core, typeof internal, typeof providers, typeof runner, typeof tools]
+`
 
 // A newcomer's path, end to end: the package is packed as npm would publish
 // it, installed from the tarball into an empty project (from the npm cache,
@@ -95,9 +165,9 @@ describe('installable outside this repository (issue 12)', () => {
 
     project = trackedMkdtemp(join(tmpdir(), 'toolsmith-newcomer-'))
     copyFileSync(join(staging, tarball), join(project, tarball))
-    const repoLock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> }
+    const repoLock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string; name?: string }> }
     const dependencies: Record<string, string> = { toolsmith: `file:${tarball}` }
-    for (const name of CONSUMER_DEV) dependencies[name] = repoLock.packages[`node_modules/${name}`]!.version
+    for (const name of CONSUMER_DEV) dependencies[name] = pinned(name, repoLock.packages)
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'newcomer', version: '1.0.0', private: true, type: 'module', dependencies }))
     writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lockFor(tarball, dependencies, CONSUMER_DEV)))
     // Prefer the cache (`npm ci` filled it), and fetch what it lacks: a cache
@@ -175,31 +245,66 @@ describe('installable outside this repository (issue 12)', () => {
     // serves without the peer (the "serves MCP from the installed bin" case above).
   })
 
-  it('compiles a consumer under strict with "types": ["node"], as the README says', async () => {
-    // The README's settings for a consumer: strict, Node's types named (TypeScript 6 and later
-    // load no @types by default), and skipLibCheck, because the MCP declarations name the SDK's
-    // types and the SDK is an optional peer this project did not install.
-    const tsconfig = {
-      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'], skipLibCheck: true },
-      include: ['src/**/*.ts'],
+  // The README's settings for a consumer: strict, nodenext, Node's types named
+  // (TypeScript 6 and later load no @types package by default) and
+  // skipLibCheck OFF, with the MCP SDK absent: every declaration the entries
+  // reach is checked, so one naming an optional peer's types fails here.
+  describe('a consumer project with a zod-typed tool', () => {
+    beforeAll(() => {
+      const tsconfig = {
+        compilerOptions: {
+          strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], skipLibCheck: false,
+          rootDir: 'src', outDir: 'out',
+        },
+        include: ['src/**/*.ts'],
+      }
+      mkdirSync(join(project, 'src'), { recursive: true })
+      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig))
+      writeFileSync(join(project, 'src/consumer.ts'), CONSUMER_SOURCE)
+    })
+
+    it('compiles with the current TypeScript (strict, skipLibCheck off, no MCP SDK installed), then runs', async () => {
+      // No optional peer in the tree: their types cannot be what makes the declarations check.
+      for (const peer of ['@modelcontextprotocol', 'ai', 'pg', 'better-sqlite3', '@opentelemetry']) {
+        expect(existsSync(join(project, 'node_modules', peer)), peer).toBe(false)
+      }
+      const tsc = join(project, 'node_modules/typescript-current/bin/tsc')
+      const version = await run(process.execPath, [tsc, '--version'], { cwd: project, env: CONSUMER_ENV })
+      expect(version.stdout).toMatch(/^Version 7\./)
+      expect((await compile(tsc, [])).trim()).toBe('')
+      // The emitted JavaScript runs: the zod tool through its executor, then the built-in
+      // `read` over the file it wrote, in a real folder.
+      const root = trackedMkdtemp(join(tmpdir(), 'toolsmith-consumer-root-'))
+      const { stdout } = await run(process.execPath, ['out/consumer.js', root], { cwd: project, env: CONSUMER_ENV })
+      expect(JSON.parse(stdout)).toEqual({ said: 'notes.txt: 2 line(s)', read: 'hello\nhello\n', refused: 'E_INVALID_TOOL_ARGS' })
+    }, 180_000)
+
+    it('compiles with TypeScript 5.9 too (the version this repository builds with)', async () => {
+      expect((await compile(join(ROOT, 'node_modules/typescript/bin/tsc'), ['--noEmit'])).trim()).toBe('')
+    }, 180_000)
+
+    it('fails to compile when the schema does not type the arguments', async () => {
+      // The same source with a schema that infers nothing (`any`): the
+      // handler's expect-error directive is then unused, and that is an
+      // error. This is what the directive proves in the compiles above.
+      const untyped = CONSUMER_SOURCE.replace("import { z } from 'zod'", "import { z as typed } from 'zod'\nconst z = { ...typed, object: (shape: object): any => typed.object(shape as never) }")
+      const directive = untyped.split('\n').findIndex((line) => line.includes('@ts-expect-error times is a number')) + 1
+      writeFileSync(join(project, 'src/untyped.ts'), untyped)
+      try {
+        const output = await compile(join(project, 'node_modules/typescript-current/bin/tsc'), ['--noEmit'])
+        expect(output.match(/error TS\d+/g), output).toEqual(['error TS2578'])
+        expect(output).toContain(`src/untyped.ts(${directive},5): error TS2578: Unused '@ts-expect-error' directive`)
+      } finally {
+        rmSync(join(project, 'src/untyped.ts'))
+      }
+    }, 180_000)
+
+    /** Runs `tsc -p tsconfig.json` in the consumer; its output (diagnostics), whether it failed or not. */
+    async function compile(tsc: string, extra: readonly string[]): Promise<string> {
+      return run(process.execPath, [tsc, '-p', 'tsconfig.json', ...extra], { cwd: project, env: CONSUMER_ENV }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout?: string }) => `failed: ${error.stdout ?? String(error)}`,
+      )
     }
-    mkdirSync(join(project, 'src'), { recursive: true })
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig))
-    writeFileSync(
-      join(project, 'src/consumer.ts'),
-      `import { readFile } from 'node:fs/promises'
-import { createTools } from 'toolsmith'
-import { createMcpServer } from 'toolsmith/mcp'
-const tools = createTools()
-const manifest: string = await readFile('package.json', 'utf8')
-export const served: typeof createMcpServer = createMcpServer
-export const names: string[] = Object.keys(tools).concat(manifest.length > 0 ? [] : ['empty'])
-`,
-    )
-    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc')
-    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, env: { ...process.env, NODE_OPTIONS: '' } }).catch(
-      (error: { stdout?: string }) => ({ stdout: `failed: ${error.stdout ?? String(error)}` }),
-    )
-    expect(compiled.stdout).toBe('')
   })
 })

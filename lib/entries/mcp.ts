@@ -9,7 +9,7 @@ export {
 } from '../surfaces/mcp/mcp_server.js'
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from '../surfaces/mcp/mcp_http.js'
 export { serveMcpStdio, type McpStdioServeOptions, type McpStdioServing } from '../surfaces/mcp/mcp_stdio_serve.js'
-export { MCP_APPROVAL_INPUT_KEY } from '../surfaces/mcp/mcp_elicitation.js'
+export { MCP_APPROVAL_INPUT_KEY, type McpJsonRpcMessage, type McpSdkServer, type McpTransport } from '../surfaces/mcp/mcp_types.js'
 export {
   McpStdioServerTransport,
   type McpStdioServerTransportOptions,

@@ -21,7 +21,7 @@ function pipes(options?: { maxMessageBytes?: number }) {
   })
   const messages: JSONRPCMessage[] = []
   const errors: Error[] = []
-  transport.onmessage = (m) => messages.push(m)
+  transport.onmessage = (m) => messages.push(m as JSONRPCMessage)
   transport.onerror = (e) => errors.push(e)
   return { stdin, stdout, transport, written, messages, errors }
 }

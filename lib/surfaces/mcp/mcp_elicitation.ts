@@ -11,12 +11,7 @@ import type { ApprovalRequest, ApprovalResponse, Approver } from '../../permissi
 import { isPlainObject } from '../../utils/guards.js'
 import { linkSignals } from '../../utils/linked_signal.js'
 import { mcpSdk } from './mcp_sdk.js'
-
-/**
- * The key of the approval question in an `input_required` answer's
- * `inputRequests` (and of its reply in the retried request's `inputResponses`).
- */
-export const MCP_APPROVAL_INPUT_KEY = 'toolsmith_approval'
+import { MCP_APPROVAL_INPUT_KEY } from './mcp_types.js'
 
 /** The first protocol revision without server-to-client requests (answers carry `input_required` instead). */
 const MODERN_REVISION = '2026-07-28'

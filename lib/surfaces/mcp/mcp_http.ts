@@ -7,6 +7,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+// Type-only, and in no exported declaration: the emitted .d.ts stays free of the optional SDK.
+import type { Server } from '@modelcontextprotocol/server'
 import type { ToolCollection } from '../../core/tool_collection.js'
 import { E_INVALID_OPTIONS } from '../../exceptions.js'
 import { buildMcpServer, prepareMcpServing, type McpServerOptions } from './mcp_server.js'
@@ -108,7 +110,7 @@ export function createMcpHttpHandler(tools: ToolCollection, options: McpHttpHand
   checkHttpOptions(path, bearerToken, maxRequestBodyBytes)
   const serving = prepareMcpServing(tools, serverOptions)
   const sdk = mcpSdk()
-  const mcp = sdk.createMcpHandler(() => buildMcpServer(serving), {
+  const mcp = sdk.createMcpHandler(() => buildMcpServer(serving) as Server, {
     legacy: legacy === false ? 'reject' : 'stateless',
     ...(maxRequestBodyBytes === undefined ? {} : { maxRequestBodySize: maxRequestBodyBytes }),
   })

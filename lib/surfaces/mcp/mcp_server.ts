@@ -32,6 +32,7 @@ import { dropOptionalNulls } from '../../providers/optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
 import { resolveMaxResultBytes } from '../../providers/tool_result_text.js'
 import { toMcpCallResult } from './mcp_call_result.js'
+import type { McpSdkServer } from './mcp_types.js'
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -146,7 +147,9 @@ export interface McpServerOptions {
  *
  * @param tools - An array, record or `ToolRegistry` of tools.
  * @param options - Name, version, optional context and journal, the result byte cap and the progress interval.
- * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`.
+ * @returns The SDK's `Server`, not yet connected: call `server.connect(transport)`. It is declared as
+ *   {@link McpSdkServer} (`connect`, `close`) so that the declarations need no SDK; with the SDK
+ *   installed, `as Server` reaches the rest of its API.
  * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `options` is missing or its `name`
  *   or `version` is not a non-empty string, `maxResultBytes` or `progressIntervalMs` is invalid,
  *   or `journal` and `context.journal` are two different journals.
@@ -157,7 +160,7 @@ export interface McpServerOptions {
  * await server.connect(new McpStdioServerTransport())
  * ```
  */
-export function createMcpServer(tools: ToolCollection, options: McpServerOptions): Server {
+export function createMcpServer(tools: ToolCollection, options: McpServerOptions): McpSdkServer {
   return buildMcpServer(prepareMcpServing(tools, options))
 }
 
@@ -220,11 +223,14 @@ export function prepareMcpServing(tools: ToolCollection, options: McpServerOptio
 }
 
 /**
- * One SDK `Server` instance over a prepared serving.
+ * One SDK `Server` instance over a prepared serving. Declared as
+ * {@link McpSdkServer}, as `createMcpServer` is: this module's declarations
+ * are public and must not name the optional SDK. The HTTP and stdio entries,
+ * which hand it back to the SDK, cast it to `Server` (it is one).
  *
  * @internal
  */
-export function buildMcpServer(serving: McpServing): Server {
+export function buildMcpServer(serving: McpServing): McpSdkServer {
   const { tools, options, context, ownContext, overlay, gate, maxBytes, progressEveryMs, names, inputEnded } = serving
   const { Server, ProtocolErrorCode } = mcpSdk()
   const server = new Server(

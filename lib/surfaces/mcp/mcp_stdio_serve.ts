@@ -5,6 +5,8 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream'
+// Type-only, and in no exported declaration: the emitted .d.ts stays free of the optional SDK.
+import type { Server } from '@modelcontextprotocol/server'
 import type { ToolCollection } from '../../core/tool_collection.js'
 import { buildMcpServer, prepareMcpServing, type McpServerOptions } from './mcp_server.js'
 import { mcpStdioSdk } from './mcp_sdk.js'
@@ -73,7 +75,7 @@ export function serveMcpStdio(tools: ToolCollection, options: McpStdioServeOptio
   const { stdin, stdout, maxMessageBytes, legacy, ...serverOptions } = options
   const transport = new McpStdioServerTransport(stdin, stdout, maxMessageBytes === undefined ? {} : { maxMessageBytes })
   const serving = { ...prepareMcpServing(tools, serverOptions), inputEnded: transport.inputEnded }
-  const handle = mcpStdioSdk().serveStdio(() => buildMcpServer(serving), { transport, legacy: legacy === false ? 'reject' : 'serve' })
+  const handle = mcpStdioSdk().serveStdio(() => buildMcpServer(serving) as Server, { transport, legacy: legacy === false ? 'reject' : 'serve' })
   // The client's input ended: nothing more can arrive, so answer what was read
   // and close; otherwise `closed` would wait for a close() nobody calls.
   transport.inputEnded.addEventListener('abort', () => void transport.settled().then(() => handle.close()), { once: true })

@@ -5,7 +5,8 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream'
-import type { JSONRPCMessage, RequestId, Transport } from '@modelcontextprotocol/server'
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server'
+import type { McpJsonRpcMessage, McpTransport } from './mcp_types.js'
 import { E_INVALID_OPTIONS } from '../../exceptions.js'
 import {
   JSON_RPC_INVALID_REQUEST,
@@ -75,9 +76,12 @@ interface Oversized {
  * await server.connect(new McpStdioServerTransport())
  * ```
  */
-export class McpStdioServerTransport implements Transport {
+// The members the public declarations show use toolsmith's own MCP types
+// (mcp_types.ts), not the SDK's: the SDK is an optional peer. The SDK's
+// `Transport` is checked where the class is handed to it (serveMcpStdio).
+export class McpStdioServerTransport implements McpTransport {
   /** Set by the SDK's `Server.connect`: called with each valid message. */
-  onmessage?: ((message: JSONRPCMessage) => void) | undefined
+  onmessage?: ((message: McpJsonRpcMessage) => void) | undefined
   /** Set by the SDK's `Server.connect`: stream errors and refused lines. */
   onerror?: ((error: Error) => void) | undefined
   /** Set by the SDK's `Server.connect`: called once, on `close()`. */
@@ -150,7 +154,12 @@ export class McpStdioServerTransport implements Transport {
    *
    * @param message - The message.
    */
-  send(message: JSONRPCMessage): Promise<void> {
+  send(message: McpJsonRpcMessage): Promise<void> {
+    // The server sends the SDK's messages; the public declaration names the structural type.
+    return this.#write(message as JSONRPCMessage)
+  }
+
+  #write(message: JSONRPCMessage): Promise<void> {
     if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined) this.#answered(message.id)
     const rewritten = 'error' in message ? schemaErrorAsInvalidParams(message.error) : undefined
     const line = JSON.stringify(rewritten === undefined ? message : { ...message, error: rewritten })
