@@ -3,6 +3,7 @@
 // and the journal's row is finished. Real processes, real signals.
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -108,6 +109,24 @@ describe('toolsmith mcp --http: Ctrl-C', () => {
   it('stops serving and exits 130', async () => {
     const run = start(['mcp', '--http', '127.0.0.1:0', '--root', project()])
     await until('the serving line', () => (run.output().stderr.includes('serving MCP on http://') ? true : undefined))
+    run.child.kill('SIGINT')
+    expect(await run.exited).toEqual({ code: 130, signal: null })
+  }, 60_000)
+})
+
+describe('a command without a stop of its own: Ctrl-C', () => {
+  it('journal migrate waiting on a silent server exits 130 (not killed by the signal)', async () => {
+    // A "database" that accepts the connection and never answers: migrate waits.
+    const sockets: net.Socket[] = []
+    const server = net.createServer((socket) => void sockets.push(socket))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    onTestFinished(() => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+    })
+    const { port } = server.address() as net.AddressInfo
+    const run = start(['journal', 'migrate', '--postgres', `postgres://spec:secret@127.0.0.1:${port}/db`])
+    await until('the connection', () => (sockets.length > 0 ? true : undefined))
     run.child.kill('SIGINT')
     expect(await run.exited).toEqual({ code: 130, signal: null })
   }, 60_000)
