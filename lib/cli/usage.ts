@@ -76,7 +76,8 @@ Run "toolsmith <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool call or demo failed (doctor: the OS sandbox
 is unavailable; journal: the database refused), 2 usage error, 130 interrupted
 (Ctrl-C: a running command is stopped first).
-Colour on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 (or 0) forces it.
+Colour on a terminal only; NO_COLOR=1 turns it off, FORCE_COLOR=1 forces it on,
+FORCE_COLOR=0 off.
 
   -h, --help               Show this help
   -v, --version            Print the version`,
