@@ -172,7 +172,6 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   }
   if (values.http === '') throw new CliUsageError('--http needs [HOST:]PORT, e.g. --http 8080 or --http 127.0.0.1:8080', command)
   if (values['allowed-origin'] !== undefined && values.http === undefined) throw new CliUsageError('--allowed-origin applies only with --http', command)
-  const approvalTimeout = values['approval-timeout-ms']
   if (values['max-output-bytes'] !== undefined) sandbox.maxOutputBytes = positiveInteger('--max-output-bytes', values['max-output-bytes'], command)
   if (values['timeout-ms'] !== undefined) sandbox.timeoutMs = positiveInteger('--timeout-ms', values['timeout-ms'], command)
   const limits: NonNullable<SandboxOptions['limits']> = {}
@@ -201,7 +200,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     idempotencyKey: key,
     http: values.http,
     allowedOrigins: values['allowed-origin'],
-    approvalTimeoutMs: approvalTimeout === undefined ? undefined : positiveInteger('--approval-timeout-ms', approvalTimeout, command),
+    approvalTimeoutMs: values['approval-timeout-ms'] === undefined ? undefined : positiveInteger('--approval-timeout-ms', values['approval-timeout-ms'], command),
   }
 }
 
@@ -245,7 +244,11 @@ function unknownOption(argv: readonly string[], error: unknown): string | undefi
     const takers = Object.keys(COMMAND_OPTIONS).filter((name) => COMMAND_OPTIONS[name]!.includes(elsewhere))
     return `${unknown}; did you mean --${elsewhere}${takers.length > 0 ? ` (an option of ${takers.join(', ')})` : ''}?`
   }
-  if (command === 'call') return `${unknown}; a tool's arguments go in its JSON argument, e.g. toolsmith call TOOL '{"${typed}":…}'`
+  if (command === 'call') {
+    const tool = argv[argv.indexOf('call') + 1]
+    const named = tool === undefined || tool.startsWith('-') ? 'TOOL' : tool
+    return `${unknown}; a tool's arguments go in its JSON argument, e.g. toolsmith call ${named} '{"${typed}":…}'`
+  }
   return unknown
 }
 

@@ -18,7 +18,8 @@ describe.concurrent('toolsmith: did you mean', () => {
     // Else another command's, named.
     [['describe', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy'; did you mean --policy (an option of mcp, call)? (see "toolsmith describe --help")`],
     // call: a flag near no option is probably one of the tool's arguments.
-    [['call', 'read', '--path', 'x'], `toolsmith: Unknown option '--path'; a tool's arguments go in its JSON argument, e.g. toolsmith call TOOL '{"path":…}' (see "toolsmith call --help")`],
+    [['call', 'read', '--path', 'x'], `toolsmith: Unknown option '--path'; a tool's arguments go in its JSON argument, e.g. toolsmith call read '{"path":…}' (see "toolsmith call --help")`],
+    [['call', '--pth', 'x'], `toolsmith: Unknown option '--pth'; a tool's arguments go in its JSON argument, e.g. toolsmith call TOOL '{"pth":…}' (see "toolsmith call --help")`],
     // Nothing close: as before.
     [['describe', '--bogus'], `toolsmith: Unknown option '--bogus' (see "toolsmith describe --help")`],
     // Commands.
