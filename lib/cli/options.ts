@@ -128,7 +128,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const [command, ...args] = positionals
   if (command !== undefined && !(command in COMMAND_OPTIONS)) {
     const guess = didYouMean(command, Object.keys(COMMAND_OPTIONS))
-    throw new CliUsageError(`Unknown command "${command}"; ${guess ? `did you mean ${guess}?` : 'expected mcp, call, describe, demo, doctor or journal'}`)
+    // The form `call` uses for an unknown tool name: one style for every unknown name.
+    throw new CliUsageError(`Unknown command "${command}"${guess ? ` — did you mean "${guess}"?` : '; expected mcp, call, describe, demo, doctor or journal'}`)
   }
   if (command !== undefined) {
     const allowed = COMMAND_OPTIONS[command]!
@@ -238,16 +239,16 @@ function unknownOption(argv: readonly string[], error: unknown): string | undefi
   const command = commandOf(argv)
   const own = command === undefined ? ['help', 'version'] : [...COMMAND_OPTIONS[command]!, 'help']
   const guess = didYouMean(typed, own)
-  if (guess !== undefined) return `${unknown}; did you mean --${guess}?`
+  if (guess !== undefined) return `${unknown} — did you mean '--${guess}'?`
   const elsewhere = didYouMean(typed, Object.keys(ALL_OPTIONS))
   if (elsewhere !== undefined) {
     const takers = Object.keys(COMMAND_OPTIONS).filter((name) => COMMAND_OPTIONS[name]!.includes(elsewhere))
-    return `${unknown}; did you mean --${elsewhere}${takers.length > 0 ? ` (an option of ${takers.join(', ')})` : ''}?`
+    return `${unknown} — did you mean '--${elsewhere}'${takers.length > 0 ? ` (an option of ${takers.join(', ')})` : ''}?`
   }
   if (command === 'call') {
     const tool = argv[argv.indexOf('call') + 1]
     const named = tool === undefined || tool.startsWith('-') ? 'TOOL' : tool
-    return `${unknown}; a tool's arguments go in its JSON argument, e.g. toolsmith call ${named} '{"${typed}":…}'`
+    return `${unknown} — a tool's arguments go in its JSON argument, e.g. toolsmith call ${named} '{"${typed}":…}'`
   }
   return unknown
 }

@@ -38,7 +38,7 @@ describe.runIf(hasScript).concurrent('toolsmith on a terminal', () => {
   it('colours an error red, its hint dim', async () => {
     const run = await runOnTerminal(['jurnal'], plainEnv({}))
     expect(run.code).toBe(2)
-    expect(run.output).toContain(`toolsmith: ${RED}Unknown command "jurnal"; did you mean journal?`)
+    expect(run.output).toContain(`toolsmith: ${RED}Unknown command "jurnal" — did you mean "journal"?`)
     expect(run.output).toContain(`${DIM}(see "toolsmith --help")`)
   })
 

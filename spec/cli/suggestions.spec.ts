@@ -10,21 +10,21 @@ function errorLines(stderr: string): string[] {
 describe.concurrent('toolsmith: did you mean', () => {
   it.each([
     // The command's own options first.
-    [['call', 'read', '{"path":"x"}', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy'; did you mean --policy? (see "toolsmith call --help")`],
-    [['call', 'read', '{"path":"x"}', '--rot', '.'], `toolsmith: Unknown option '--rot'; did you mean --root? (see "toolsmith call --help")`],
-    [['journal', 'audit', '--jsn'], `toolsmith: Unknown option '--jsn'; did you mean --json? (see "toolsmith journal --help")`],
-    [['mcp', '--approval-timeout', '5000'], `toolsmith: Unknown option '--approval-timeout'; did you mean --approval-timeout-ms? (see "toolsmith mcp --help")`],
-    [['--verison'], `toolsmith: Unknown option '--verison'; did you mean --version? (see "toolsmith --help")`],
+    [['call', 'read', '{"path":"x"}', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy' — did you mean '--policy'? (see "toolsmith call --help")`],
+    [['call', 'read', '{"path":"x"}', '--rot', '.'], `toolsmith: Unknown option '--rot' — did you mean '--root'? (see "toolsmith call --help")`],
+    [['journal', 'audit', '--jsn'], `toolsmith: Unknown option '--jsn' — did you mean '--json'? (see "toolsmith journal --help")`],
+    [['mcp', '--approval-timeout', '5000'], `toolsmith: Unknown option '--approval-timeout' — did you mean '--approval-timeout-ms'? (see "toolsmith mcp --help")`],
+    [['--verison'], `toolsmith: Unknown option '--verison' — did you mean '--version'? (see "toolsmith --help")`],
     // Else another command's, named.
-    [['describe', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy'; did you mean --policy (an option of mcp, call)? (see "toolsmith describe --help")`],
+    [['describe', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy' — did you mean '--policy' (an option of mcp, call)? (see "toolsmith describe --help")`],
     // call: a flag near no option is probably one of the tool's arguments.
-    [['call', 'read', '--path', 'x'], `toolsmith: Unknown option '--path'; a tool's arguments go in its JSON argument, e.g. toolsmith call read '{"path":…}' (see "toolsmith call --help")`],
-    [['call', '--pth', 'x'], `toolsmith: Unknown option '--pth'; a tool's arguments go in its JSON argument, e.g. toolsmith call TOOL '{"pth":…}' (see "toolsmith call --help")`],
+    [['call', 'read', '--path', 'x'], `toolsmith: Unknown option '--path' — a tool's arguments go in its JSON argument, e.g. toolsmith call read '{"path":…}' (see "toolsmith call --help")`],
+    [['call', '--pth', 'x'], `toolsmith: Unknown option '--pth' — a tool's arguments go in its JSON argument, e.g. toolsmith call TOOL '{"pth":…}' (see "toolsmith call --help")`],
     // Nothing close: as before.
     [['describe', '--bogus'], `toolsmith: Unknown option '--bogus' (see "toolsmith describe --help")`],
     // Commands.
-    [['jurnal', 'audit'], 'toolsmith: Unknown command "jurnal"; did you mean journal? (see "toolsmith --help")'],
-    [['cal', 'read', '{}'], 'toolsmith: Unknown command "cal"; did you mean call? (see "toolsmith --help")'],
+    [['jurnal', 'audit'], 'toolsmith: Unknown command "jurnal" — did you mean "journal"? (see "toolsmith --help")'],
+    [['cal', 'read', '{}'], 'toolsmith: Unknown command "cal" — did you mean "call"? (see "toolsmith --help")'],
     [['frobnicate'], 'toolsmith: Unknown command "frobnicate"; expected mcp, call, describe, demo, doctor or journal (see "toolsmith --help")'],
   ])('%j', async (args, line) => {
     const run = await runCli(args, { env: { NO_COLOR: '1' } })
