@@ -11,7 +11,7 @@ import { E_TOOL_DOWNSTREAM_ERROR, toolFailureParts } from '../exceptions.js'
 import type { ParsedCommandLine } from './options.js'
 import { oneLine, readAll, writeOut, type CliIo } from './io.js'
 import { commandJournal } from './journal_option.js'
-import { canAskOnTerminal, commandPermissions, terminalApprover } from './policy.js'
+import { canAskOnTerminal, commandPermissions, noTerminalApprover, terminalApprover } from './policy.js'
 import { commandSandbox } from './sandbox_tools.js'
 import { createTools } from '../tools/index.js'
 import { CliUsageError } from './usage.js'
@@ -38,8 +38,8 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   if (!tool) throw unknownName('tool', name, Object.keys(tools), 'call')
   const args = parseJsonArgs(json === '-' ? await readAll(io.stdin) : json)
 
-  // `ask` is put to the user when there is one at a terminal; otherwise it denies.
-  const asker = canAskOnTerminal(io) ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : undefined
+  // `ask` is put to the user when there is one at a terminal; otherwise it denies, saying why.
+  const asker = canAskOnTerminal(io) ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : { approve: noTerminalApprover(), name: 'none' }
   const permissions = await commandPermissions(parsed.policy, sandbox.rootDir, 'call', asker)
   const opened = commandJournal(parsed, 'call')
   // On a terminal (or with --stream) a command's output shows as it arrives; --json prints one document at the end.

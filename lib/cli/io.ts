@@ -5,6 +5,7 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream'
+import util from 'node:util'
 
 /** The program's standard streams. */
 export interface CliIo {
@@ -53,4 +54,51 @@ export async function readAll(stream: Readable): Promise<string> {
  */
 export function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim()
+}
+
+/**
+ * What a piece of output says, which picks its colour: `error` red,
+ * `warning` yellow (warnings and denials), `ok` green, `dim` for secondary
+ * text (hints, durations).
+ */
+export type Tone = 'error' | 'warning' | 'ok' | 'dim'
+
+const STYLES = { error: 'red', warning: 'yellow', ok: 'green', dim: 'dim' } as const
+
+/**
+ * Whether text written to `stream` is coloured: `FORCE_COLOR` decides when
+ * set (`0` or `false` off, anything else on); else a non-empty `NO_COLOR`
+ * turns colour off; else colour is on when the stream is a terminal (and
+ * `TERM` is not `dumb`).
+ *
+ * @param stream - Where the text goes.
+ * @param env - The environment (default: `process.env`).
+ * @returns Whether to colour.
+ */
+export function colourOn(stream: Writable, env: NodeJS.ProcessEnv = process.env): boolean {
+  // FORCE_COLOR wins over NO_COLOR, as in Node's own `getColorDepth` and in chalk.
+  const force = env.FORCE_COLOR
+  if (force !== undefined) return force !== '0' && force !== 'false'
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
+  return (stream as { isTTY?: boolean }).isTTY === true && env.TERM !== 'dumb'
+}
+
+/**
+ * Colour `text` for `stream` by its tone, or leave it as is when
+ * {@link colourOn} says no. Used sparingly: errors, denials, the odd hint.
+ *
+ * @param stream - Where the text goes (its terminal-ness decides).
+ * @param tone - What the text says.
+ * @param text - The text.
+ * @param env - The environment (default: `process.env`).
+ * @returns The text, with colour codes when colour is on.
+ */
+export function paint(stream: Writable, tone: Tone, text: string, env: NodeJS.ProcessEnv = process.env): string {
+  // util.styleText exists from Node 20.12; older releases print plain text.
+  // The decision is made above (validateStream: false): Node's own check
+  // looks at process.stdout, not the stream the text is written to, and
+  // counts an empty NO_COLOR as set.
+  const styleText = (util as { styleText?: typeof util.styleText }).styleText
+  if (typeof styleText !== 'function' || text === '' || !colourOn(stream, env)) return text
+  return styleText(STYLES[tone], text, { validateStream: false })
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { errorSummary } from '../exceptions.js'
-import { oneLine, writeOut, type CliIo } from './io.js'
+import { oneLine, paint, writeOut, type CliIo } from './io.js'
 import { parseCommandLine, type ParsedCommandLine } from './options.js'
 import { jsonFailure, wantsJson, writeJsonFailure } from './json_output.js'
 import { CliUsageError, HELP } from './usage.js'
@@ -32,7 +32,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
  *
  * @param argv - The arguments after the script path.
  * @param io - The streams.
- * @returns The exit code: 0 success, 1 failure, 2 usage error.
+ * @returns The exit code: 0 success, 1 failure, 2 usage error (the process
+ *   entry turns any of them into 130 when Ctrl-C interrupted the command).
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -56,10 +57,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (wantsJson(argv)) return await writeJsonFailure(io, jsonFailure(error, error instanceof CliUsageError ? error.exitCode : 1))
     if (error instanceof CliUsageError) {
       const help = error.command ? `toolsmith ${error.command} --help` : 'toolsmith --help'
-      await writeOut(io.stderr, `toolsmith: ${oneLine(error.message)} (see "${help}")\n`)
+      await writeOut(io.stderr, `toolsmith: ${paint(io.stderr, 'error', oneLine(error.message))} ${paint(io.stderr, 'dim', `(see "${help}")`)}\n`)
       return error.exitCode
     }
-    await writeOut(io.stderr, `toolsmith: ${oneLine(errorSummary(error))}\n`)
+    await writeOut(io.stderr, `toolsmith: ${paint(io.stderr, 'error', oneLine(errorSummary(error)))}\n`)
     return 1
   }
 }
@@ -72,8 +73,25 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
-process.exitCode = await runCli(process.argv.slice(2), {
+/** The exit code of a command interrupted by Ctrl-C (SIGINT): 128 + 2, as shells report it. */
+const INTERRUPTED = 130
+
+// Ctrl-C ends every command with 130. A command that listens for SIGINT
+// itself (call, mcp) stops its work there and cleans up (the running bash
+// command and its process group killed, the journal closed), then returns:
+// its exit code becomes 130. One that does not listen has nothing of its own
+// to clean up and ends at once (commands still running are killed by the
+// sandbox's exit hook). A second Ctrl-C ends at once in any case.
+let interrupted = false
+process.on('SIGINT', () => {
+  const waitForCleanup = !interrupted && process.listenerCount('SIGINT') > 1
+  interrupted = true
+  if (!waitForCleanup) process.exit(INTERRUPTED)
+})
+
+const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
 })
+process.exitCode = interrupted ? INTERRUPTED : code

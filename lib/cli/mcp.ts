@@ -50,6 +50,7 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
     // The cap the tools apply is the cap of the result sent back: a 1 MB read
     // allowed by --max-output-bytes must not be cut again at the default 200 KB.
     ...(parsed.sandbox.maxOutputBytes !== undefined ? { maxResultBytes: parsed.sandbox.maxOutputBytes } : {}),
+    ...(parsed.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: parsed.approvalTimeoutMs } : {}),
     instructions:
       'Files are read, written and searched inside one sandbox directory; bash runs an executable with arguments ' +
       '(no shell) in that directory.',

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { idempotencyKeyProblem } from '../providers/idempotency_key.js'
 import type { SandboxOptions } from '../sandbox/sandbox.js'
+import { didYouMean } from '../utils/did_you_mean.js'
 import { CliUsageError } from './usage.js'
 
 /** The commands, and the options each accepts besides `--help`. */
@@ -21,7 +22,7 @@ const CALL_FLAGS = ['max-output-bytes', 'timeout-ms'] as const
 const GATE_FLAGS = ['policy', 'journal', 'schema'] as const
 
 const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  mcp: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'http', 'allowed-origin', ...LIMIT_FLAGS],
+  mcp: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'http', 'allowed-origin', 'approval-timeout-ms', ...LIMIT_FLAGS],
   call: [...SANDBOX_FLAGS, ...CALL_FLAGS, ...GATE_FLAGS, 'idempotency-key', ...LIMIT_FLAGS, 'json', 'stream'],
   describe: [...SANDBOX_FLAGS, ...CALL_FLAGS, 'provider', ...LIMIT_FLAGS, 'json'],
   demo: ['allow-network', 'no-os-sandbox', ...CALL_FLAGS, 'keep', 'policy', 'json', ...LIMIT_FLAGS],
@@ -57,6 +58,7 @@ const ALL_OPTIONS = {
   'idempotency-key': { type: 'string' },
   http: { type: 'string' },
   'allowed-origin': { type: 'string', multiple: true },
+  'approval-timeout-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -107,6 +109,8 @@ export interface ParsedCommandLine {
   http: string | undefined
   /** `--allowed-origin HOST`, for `mcp --http`: browser origins allowed besides localhost. */
   allowedOrigins: string[] | undefined
+  /** `--approval-timeout-ms N`, for `mcp`: how long an approval question waits for the client's answer. */
+  approvalTimeoutMs: number | undefined
 }
 
 /**
@@ -121,12 +125,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   try {
     parsed = parseArgs({ args: [...argv], options: ALL_OPTIONS, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new CliUsageError(ambiguousValue(argv, error) ?? firstLine((error as Error).message), commandOf(argv))
+    throw new CliUsageError(ambiguousValue(argv, error) ?? unknownOption(argv, error) ?? firstLine((error as Error).message), commandOf(argv))
   }
   const { values, positionals } = parsed
   const [command, ...args] = positionals
   if (command !== undefined && !(command in COMMAND_OPTIONS)) {
-    throw new CliUsageError(`Unknown command "${command}"; expected mcp, call, describe, demo, doctor or journal`)
+    const guess = didYouMean(command, Object.keys(COMMAND_OPTIONS))
+    // The form `call` uses for an unknown tool name: one style for every unknown name.
+    throw new CliUsageError(`Unknown command "${command}"${guess ? ` — did you mean "${guess}"?` : '; expected mcp, call, describe, demo, doctor or journal'}`)
   }
   if (command !== undefined) {
     const allowed = COMMAND_OPTIONS[command]!
@@ -199,6 +205,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     idempotencyKey: key,
     http: values.http,
     allowedOrigins: values['allowed-origin'],
+    approvalTimeoutMs: values['approval-timeout-ms'] === undefined ? undefined : positiveInteger('--approval-timeout-ms', values['approval-timeout-ms'], command),
   }
 }
 
@@ -213,10 +220,41 @@ function ambiguousValue(argv: readonly string[], error: unknown): string | undef
   // parseArgs stops at the first bad value, but a flag may repeat (--allow-domain): find the one followed by a "-" word.
   const at = argv.findIndex((arg, i) => arg === option && argv[i + 1]?.startsWith('-') === true)
   const value = argv[at + 1] ?? ''
-  if (option === '--timeout-ms' || option === '--max-output-bytes' || option === '--limit-processes') return `${option} needs a positive integer (got "${value}")`
+  if (option === '--timeout-ms' || option === '--max-output-bytes' || option === '--limit-processes' || option === '--approval-timeout-ms') return `${option} needs a positive integer (got "${value}")`
   // The next word is another option: this one was given no value at all.
   if (isOption(value)) return `${option} needs a value`
   return `${option} needs a value; to give one that starts with "-", write ${option}=${value}`
+}
+
+/**
+ * `parseArgs` says "Unknown option '--pth'" and how to pass a positional
+ * that starts with "-"; say which option was probably meant instead: one of
+ * the command's own, else one of another command (named). `call` takes a
+ * tool's arguments as JSON, so a flag no option is close to is likely one
+ * of them.
+ */
+function unknownOption(argv: readonly string[], error: unknown): string | undefined {
+  if ((error as { code?: unknown }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined
+  const option = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1]
+  if (option === undefined) return undefined
+  const unknown = `Unknown option '${option}'`
+  if (!option.startsWith('--')) return unknown
+  const typed = option.slice(2)
+  const command = commandOf(argv)
+  const own = command === undefined ? ['help', 'version'] : [...COMMAND_OPTIONS[command]!, 'help']
+  const guess = didYouMean(typed, own)
+  if (guess !== undefined) return `${unknown} — did you mean '--${guess}'?`
+  const elsewhere = didYouMean(typed, Object.keys(ALL_OPTIONS))
+  if (elsewhere !== undefined) {
+    const takers = Object.keys(COMMAND_OPTIONS).filter((name) => COMMAND_OPTIONS[name]!.includes(elsewhere))
+    return `${unknown} — did you mean '--${elsewhere}'${takers.length > 0 ? ` (an option of ${takers.join(', ')})` : ''}?`
+  }
+  if (command === 'call') {
+    const tool = argv[argv.indexOf('call') + 1]
+    const named = tool === undefined || tool.startsWith('-') ? 'TOOL' : tool
+    return `${unknown} — a tool's arguments go in its JSON argument, e.g. toolsmith call ${named} '{"${typed}":…}'`
+  }
+  return unknown
 }
 
 /** Whether `word` names one of the options (`--root`, `--root=x`, `-h`, `-v`). */

@@ -72,8 +72,25 @@ export function terminalApprover(input: Readable, output: Writable): Approver {
     })
 }
 
+/**
+ * The approver of `call` when nobody is at a terminal: it denies every ask,
+ * saying why and what to do instead (approver `none`: nobody could be asked).
+ *
+ * @returns The approver.
+ */
+export function noTerminalApprover(): Approver {
+  return () => ({
+    decision: 'deny',
+    approver: 'none',
+    note:
+      'there is no terminal to ask on (stdin or stderr is not a terminal), so nobody could be asked: ' +
+      'run the command in a terminal to answer the question, or add a rule to the --policy file that allows this call',
+  })
+}
+
 function question(request: ApprovalRequest): string {
-  const rule = request.rule === null ? "The policy's default" : `Rule ${request.rule.index} (${request.rule.name})`
+  // The rule is named as the denial and `journal audit` name it: rules[N], its index in the policy file.
+  const rule = request.rule === null ? "The policy's default" : `rules[${request.rule.index}] (${JSON.stringify(request.rule.name)})`
   const subject = request.subject === undefined ? '' : ` ${JSON.stringify(request.subject)}`
   const links = request.hardLinks === undefined ? '' : ` (the file has ${request.hardLinks} names (hard links); the rule may cover one of the others)`
   return `toolsmith: ${rule} asks before ${request.toolName}${subject}${links}${request.reason ? ` (${request.reason})` : ''}. Allow?`

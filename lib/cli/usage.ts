@@ -76,7 +76,10 @@ Commands:
 
 Run "toolsmith <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool call or demo failed (doctor: the OS sandbox
-is unavailable; journal: the database refused), 2 usage error.
+is unavailable; journal: the database refused), 2 usage error, 130 interrupted
+(Ctrl-C: a running command is stopped first).
+Colour on a terminal only; NO_COLOR=1 turns it off, FORCE_COLOR=1 forces it on,
+FORCE_COLOR=0 off.
 
   -h, --help               Show this help
   -v, --version            Print the version`,
@@ -96,6 +99,8 @@ ${COMMON}
                            call is an error result with TOOL_DENIED; "ask" is put to
                            the client through MCP elicitation when it supports it,
                            and denied otherwise
+  --approval-timeout-ms N  How long such a question waits for the client's answer
+                           before the call is denied (default: 600000, 10 minutes)
   --journal SPEC           Record every call: FILE.jsonl, FILE.sqlite, a postgres://
                            URL, or "postgres" for the URL in TOOLSMITH_JOURNAL_URL. A
                            request whose _meta carries
@@ -126,7 +131,8 @@ Examples:
 ${COMMON}
   --policy FILE            Permission policy (JSON, see docs/permissions.md): a denied
                            call fails with TOOL_DENIED; "ask" is put to you on the
-                           terminal, and denied when stdin is not a terminal
+                           terminal, and denied (saying so) when stdin or stderr
+                           is not a terminal
   --journal SPEC           Record the call: FILE.jsonl, FILE.sqlite, a postgres:// URL,
                            or "postgres" for the URL in TOOLSMITH_JOURNAL_URL
   --schema S               Schema of a PostgreSQL journal (default: toolsmith)

@@ -42,7 +42,12 @@ export interface ApprovalResponse {
   note?: string
   /** Apply the same answer to every later call this rule asks about, for the rest of the turn. */
   remember?: boolean
-  /** Who answered, for the record; defaults to the approver's name. */
+  /**
+   * Who answered, for the record; defaults to the approver's name. `'none'`
+   * says nobody could answer (no terminal, a client that cannot be asked, no
+   * answer in time): the denial then reads "…asks for approval, but NOTE",
+   * so the note should say what happened.
+   */
   approver?: string
 }
 

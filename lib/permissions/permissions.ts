@@ -291,7 +291,14 @@ export class Permissions implements ToolCallGate {
       answer.decision === 'allow' ? judgedOf(verdict, true) : undefined,
     )
     if (answer.decision === 'allow') return
-    throw denial(call.toolName, verdict, answer.approver, answer.note, `${describeRule(verdict)} asks for approval, and ${answer.approver} declined${answer.note ? `: ${answer.note}` : ''}`)
+    // Approver "none" is the approver's way of saying nobody could answer (no
+    // terminal, a client without elicitation, no answer in time): its note
+    // says why, and "none declined" would say nothing.
+    const why =
+      answer.approver === 'none'
+        ? `asks for approval, but ${answer.note ?? 'nobody could be asked'}`
+        : `asks for approval, and ${answer.approver} declined${answer.note ? `: ${answer.note}` : ''}`
+    throw denial(call.toolName, verdict, answer.approver, answer.note, `${describeRule(verdict)} ${why}`)
   }
 
   async #ask(call: GatedToolCall, ctx: DispatchContext, verdict: Evaluation, toolCallId: string | undefined): Promise<Required<Pick<ApprovalResponse, 'decision' | 'approver'>> & ApprovalResponse> {

@@ -85,7 +85,7 @@ describe('toolsmith mcp --policy on 2026-07-28: an ask goes back as input_requir
       expect(await call('write', { path: 'free.txt', content: 'x' })).toEqual({ isError: false, text: 'ok' })
       expect(asked).toEqual([])
       expect(await call('write', { path: 'asked.txt', content: 'approved' })).toEqual({ isError: false, text: 'ok' })
-      expect(asked).toEqual(['Permission rule 0 (ask first) asks before write "asked.txt". Allow it?'])
+      expect(asked).toEqual(['Permission rule rules[0] ("ask first") asks before write "asked.txt". Allow it?'])
       expect(readFileSync(join(root, 'asked.txt'), 'utf8')).toBe('approved')
     } finally {
       await client.close()

@@ -39,7 +39,10 @@ describe('toolsmith call --policy', () => {
     const root = project()
     const run = await runCli(['call', 'write', '{"path":"README.md","content":"x"}', '--policy', POLICY, '--root', root])
     expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/TOOL_DENIED: .*the policy's default asks for approval, and no approver is configured/)
+    expect(run.stderr).toMatch(
+      /TOOL_DENIED: .*the policy's default asks for approval, but there is no terminal to ask on \(stdin or stderr is not a terminal\), so nobody could be asked: run the command in a terminal to answer the question, or add a rule to the --policy file that allows this call/,
+    )
+    expect(fs.existsSync(path.join(root, 'README.md'))).toBe(false)
   })
 
   it('a policy with a bad rule is a usage error naming the rule by index', async () => {
@@ -85,7 +88,8 @@ describe.runIf(hasScript)('toolsmith call --policy on a terminal', () => {
   it('asks, and anything else denies with TOOL_DENIED naming the terminal', async () => {
     const root = project()
     const run = await runOnTerminal(['call', 'bash', '{"cmd":"git","args":["push"]}', '--policy', POLICY, '--root', root], 'n')
-    expect(run.output).toContain('Rule 3 (ask before publishing) asks before bash "git push" (it leaves this machine). Allow? [y/N]')
+    // The prompt names the rule as the denial does: rules[3], its index in the policy file.
+    expect(run.output).toContain('rules[3] ("ask before publishing") asks before bash "git push" (it leaves this machine). Allow? [y/N]')
     expect(run.output).toMatch(/TOOL_DENIED: .*rules\[3\] \("ask before publishing"\) asks for approval, and terminal declined/)
     expect(run.code).toBe(1)
   })

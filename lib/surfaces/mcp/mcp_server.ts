@@ -22,7 +22,7 @@ import { createCallContext } from '../../core/call_context.js'
 import { runOf } from '../../core/pipeline/call_run.js'
 import type { ToolCallJournal } from '../../journal/contract.js'
 import { Permissions } from '../../permissions/permissions.js'
-import { clientApproval } from './mcp_elicitation.js'
+import { clientApproval, resolveApprovalTimeout } from './mcp_elicitation.js'
 import { linkSignals } from '../../utils/linked_signal.js'
 import { toMcpTool, type McpToolDefinition } from './mcp.js'
 import { mcpSdk } from './mcp_sdk.js'
@@ -93,6 +93,16 @@ export interface McpServerOptions {
    * it is denied. Approvals the client asks to remember last as long as the server.
    */
   permissions?: Permissions
+  /**
+   * How long an approval question sent to a 2025-revision client
+   * (`elicitation/create`) waits for the answer, in milliseconds, or
+   * `Infinity` for no limit. A question left unanswered that long denies the
+   * call, saying it timed out. (On 2026-07-28 the question goes back in the
+   * answer and nothing waits on the server.)
+   *
+   * @defaultValue 600,000 (10 minutes: a person reads the question first)
+   */
+  approvalTimeoutMs?: number
   /**
    * How often a running `tools/call` sends `notifications/progress` when the
    * client asked for it (`_meta.progressToken`): milliseconds, an integer
@@ -181,6 +191,7 @@ export interface McpServing {
   readonly gate: DispatchContext['permissions']
   readonly maxBytes: number
   readonly progressEveryMs: number
+  readonly approvalTimeoutMs: number
   readonly names: ToolNameMap
   /**
    * Each tool's `tools/list` entry, built once: a Tool does not change (a
@@ -217,6 +228,7 @@ export function prepareMcpServing(tools: ToolCollection, options: McpServerOptio
     gate: options.permissions ?? context.permissions,
     maxBytes: resolveMaxResultBytes(options.maxResultBytes, 'createMcpServer'),
     progressEveryMs: resolveProgressInterval(options.progressIntervalMs),
+    approvalTimeoutMs: resolveApprovalTimeout(options.approvalTimeoutMs),
     names: new ToolNameMap(TOOL_NAME_RULES.mcp),
     definitions: new WeakMap(),
   }
@@ -231,7 +243,7 @@ export function prepareMcpServing(tools: ToolCollection, options: McpServerOptio
  * @internal
  */
 export function buildMcpServer(serving: McpServing): McpSdkServer {
-  const { tools, options, context, ownContext, overlay, gate, maxBytes, progressEveryMs, names, inputEnded } = serving
+  const { tools, options, context, ownContext, overlay, gate, maxBytes, progressEveryMs, approvalTimeoutMs, names, inputEnded } = serving
   const { Server, ProtocolErrorCode } = mcpSdk()
   const server = new Server(
     { name: options.name, version: options.version },
@@ -274,7 +286,7 @@ export function buildMcpServer(serving: McpServing): McpSdkServer {
       ...overlay,
       abortSignal: link?.signal ?? signal,
     }
-    const approval = asksClient ? clientApproval(server, extra, inputEnded ?? transportInputEnded(server)) : undefined
+    const approval = asksClient ? clientApproval(server, extra, inputEnded ?? transportInputEnded(server), approvalTimeoutMs) : undefined
     const permissions = approval === undefined ? gate : (gate as Permissions).withApprover(approval.approver, 'mcp-elicitation')
     const ctx = permissions === undefined ? callContext : { ...callContext, permissions }
     const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)

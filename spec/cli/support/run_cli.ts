@@ -18,7 +18,8 @@ export function runCli(args: string[], options: { cwd?: string; input?: string; 
   return new Promise((resolve, reject) => {
     const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], {
       cwd: options.cwd,
-      env: options.env ? { ...process.env, ...options.env } : process.env,
+      // Colour is the colour spec's business: a FORCE_COLOR of the machine running the specs must not colour these.
+      env: { ...withoutForcedColour(process.env), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -29,4 +30,9 @@ export function runCli(args: string[], options: { cwd?: string; input?: string; 
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(options.input ?? '')
   })
+}
+
+function withoutForcedColour(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { FORCE_COLOR: _forced, ...rest } = env
+  return rest
 }
