@@ -188,7 +188,7 @@ function printEvent(event: TurnEvent, out: (line?: string) => void): void {
       break
     }
     case 'permission-decision': {
-      const rule = event.rule === null ? "the policy's default" : `rules[${event.rule.index}] ${JSON.stringify(event.rule.name)}`
+      const rule = event.rule === null ? "the policy's default" : `rules[${event.rule.index}] (${JSON.stringify(event.rule.name)})`
       const reason = event.reason ? ` (${event.reason})` : ''
       const head = `  ${event.decision === 'allow' ? '✓' : '✗'} ${event.toolName} ${event.decision === 'allow' ? 'allowed' : 'DENIED'}`
       if (event.policyDecision !== 'ask') {

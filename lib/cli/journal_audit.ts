@@ -154,7 +154,7 @@ export function auditReport(rows: readonly ToolCallRow[]): string[] {
     if (row.permissionJson == null) continue
     const p = parseRowJson(row.permissionJson) as ToolCallPermission
     const how = howDecided(p)
-    const rule = p.rule === null ? 'the default' : `rules[${p.rule.index}] ${JSON.stringify(p.rule.name)}`
+    const rule = p.rule === null ? 'the default' : `rules[${p.rule.index}] (${JSON.stringify(p.rule.name)})`
     const why = [p.reason && `reason: ${p.reason}`, p.note && `note: ${p.note}`].filter(Boolean).join('; ')
     lines.push(
       `${new Date(row.startedAtMs).toISOString()}  ${row.runId} ${row.nodeId}#${row.iteration} attempt ${row.attempt} seq ${row.seq}  ` +

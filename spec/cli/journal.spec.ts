@@ -179,11 +179,11 @@ const MS = String.raw`[\d.]+ ms`
 function expectedLines(runId: string): RegExp[] {
   const at = (seq: number) => `${TIME}  ${runId} ship#0 attempt 1 seq ${seq}  `
   return [
-    new RegExp(`^${at(0)}ALLOW  look \\{"n":1\\}  policy says allow, rules\\[0\\] "looking is fine", ${MS}$`),
-    new RegExp(`^${at(1)}ALLOW  charge \\{"n":1\\}  ask, approved by on-call, rules\\[1\\] "ask before charging" \\(reason: it costs money; note: within budget\\), ${MS}$`),
-    new RegExp(`^${at(2)}ALLOW  charge \\{"n":2\\}  ask, approved earlier in the turn \\(remembered\\), rules\\[1\\] "ask before charging" \\(reason: it costs money; note: within budget\\), ${MS}$`),
-    new RegExp(`^${at(3)}DENY   deploy \\{"n":1\\}  ask, declined by on-call, rules\\[2\\] "ask before deploying" \\(note: frozen\\), ${MS}$`),
-    new RegExp(`^${at(4)}DENY   wipe \\{"n":1\\}  policy says deny, rules\\[3\\] "never wipe" \\(reason: there is no backup\\), ${MS}$`),
+    new RegExp(`^${at(0)}ALLOW  look \\{"n":1\\}  policy says allow, rules\\[0\\] \\("looking is fine"\\), ${MS}$`),
+    new RegExp(`^${at(1)}ALLOW  charge \\{"n":1\\}  ask, approved by on-call, rules\\[1\\] \\("ask before charging"\\) \\(reason: it costs money; note: within budget\\), ${MS}$`),
+    new RegExp(`^${at(2)}ALLOW  charge \\{"n":2\\}  ask, approved earlier in the turn \\(remembered\\), rules\\[1\\] \\("ask before charging"\\) \\(reason: it costs money; note: within budget\\), ${MS}$`),
+    new RegExp(`^${at(3)}DENY   deploy \\{"n":1\\}  ask, declined by on-call, rules\\[2\\] \\("ask before deploying"\\) \\(note: frozen\\), ${MS}$`),
+    new RegExp(`^${at(4)}DENY   wipe \\{"n":1\\}  policy says deny, rules\\[3\\] \\("never wipe"\\) \\(reason: there is no backup\\), ${MS}$`),
   ]
 }
 const SUMMARY = '5 calls judged: 3 allowed (1 by policy, 1 approved, 1 remembered), 2 denied (1 by policy, 1 declined); 1 without a decision'
