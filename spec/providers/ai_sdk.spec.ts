@@ -103,6 +103,8 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     const errors = result.steps[1]!.content.filter((p) => p.type === 'tool-error')
     expect(errors.map((e) => (e as { error: { code: string } }).error.code)).toEqual(['E_INVALID_TOOL_ARGS', 'E_TOOL_DOWNSTREAM_ERROR'])
     expect((errors[1] as { error: Error }).error.cause).toMatchObject({ code: 'BOOM' })
+    // ai@6 sends the model `error.message`, ai@7 `String(error)`: both are the one failure text, nothing in front.
+    expect(errors.map((e) => String((e as { error: Error }).error))).toEqual(errors.map((e) => (e as { error: Error }).error.message))
     // Executed calls went through tool.executor(ctx); invalid args emit no events.
     expect(ends.map((e) => `${e.toolName}:${e.isError}`)).toEqual(['create_ticket:false', 'explode:true'])
   })
