@@ -286,7 +286,10 @@ describe('toAiSdkTools with streamText (the stream parts of ai@6 and ai@7)', () 
       name: 'create_ticket',
       description: 'Open a ticket.',
       inputSchema: validator.object({ title: validator.string().min(3).required() }),
-      handler: ({ title }: { title: string }) => (ran.push(title), `TICKET-1 ${title}`),
+      handler: ({ title }: { title: string }) => {
+        ran.push(title)
+        return `TICKET-1 ${title}`
+      },
     })
     const ctx = createDispatchContext({ permissions: new Permissions({ policy: { default: 'ask', rules: [] } }) })
     const tools = toAiSdkTools([ticket, createFailingTool()], ctx)

@@ -335,7 +335,10 @@ describe('AI SDK LanguageModel (v3 of ai@6, v4 of ai@7)', () => {
           specificationVersion: 'v4',
           provider: 'test',
           modelId: 'v4',
-          doGenerate: async (options: unknown) => (calls.push(options as LanguageModelV3CallOptions), doGenerate()),
+          doGenerate: async (options: unknown) => {
+            calls.push(options as LanguageModelV3CallOptions)
+            return doGenerate()
+          },
         }
         return { model, calls: () => calls }
       },
