@@ -78,4 +78,5 @@ done
 echo "Node $(node --version): ai $(version node_modules/ai), better-sqlite3 $(version node_modules/better-sqlite3)"
 
 # Vitest and every `node` a spec starts (the CLI, the MCP server, replicas) run under Node 24: PATH.
-npm test
+# Arguments go to vitest (`scripts/ci/node_current.sh spec/providers/ai_sdk.spec.ts`); none: the whole suite.
+npm test -- "$@"

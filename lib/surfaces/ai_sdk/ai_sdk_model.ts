@@ -13,17 +13,22 @@ import { isPlainObject } from '../../utils/guards.js'
 import type { Message, ModelRequest, ModelResponse, ModelToolCall, ProviderMetadata, TurnModel } from '../../providers/messages.js'
 import { parseArguments, toolNamesById, unmapCall } from '../../providers/model_adapter.js'
 
-/**
- * A JSON value, as the AI SDK's provider options are typed (read-only objects
- * and arrays: `ai@7`'s types are, and `ai@6`'s mutable ones fit too).
- */
-export type AiSdkJsonValue = null | string | number | boolean | Readonly<AiSdkJsonObject> | readonly AiSdkJsonValue[]
+/** A JSON value, as the AI SDK's provider options are typed. */
+export type AiSdkJsonValue = null | string | number | boolean | AiSdkJsonObject | AiSdkJsonValue[]
 
 /** A JSON object, as the AI SDK's provider options are typed. */
 export type AiSdkJsonObject = { [key: string]: AiSdkJsonValue | undefined }
 
 /** Provider-specific options of a prompt part, keyed by provider (`SharedV3ProviderOptions`). */
 export type AiSdkProviderOptions = Record<string, AiSdkJsonObject>
+
+/**
+ * A provider's metadata on a result part, keyed by provider, as the adapter
+ * reads it: read-only, since `ai@7`'s JSON types are (its objects and arrays
+ * are `Readonly`), and `ai@6`'s mutable ones fit too. What the adapter sends
+ * back stays {@link AiSdkProviderOptions}, which both majors' prompts take.
+ */
+export type AiSdkProviderMetadata = Readonly<Record<string, Readonly<Record<string, unknown>>>>
 
 /** A text part of a prompt message. */
 export interface AiSdkTextPart {
@@ -155,7 +160,7 @@ export interface AiSdkContentLike {
   /** Set on calls the provider ran itself; those are not the runner's to run. */
   providerExecuted?: boolean
   /** The provider's metadata of the part, kept for the next request. */
-  providerMetadata?: AiSdkProviderOptions
+  providerMetadata?: AiSdkProviderMetadata
 }
 
 /** The part of a `doGenerate` result the adapter reads. */
