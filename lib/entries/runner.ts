@@ -132,6 +132,7 @@ export {
   type AiSdkLanguageModel,
   type AiSdkModelOptions,
   type AiSdkPromptMessage,
+  type AiSdkProviderMetadata,
   type AiSdkProviderOptions,
   type AiSdkReasoningPart,
   type AiSdkTextPart,

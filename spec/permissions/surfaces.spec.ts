@@ -173,7 +173,7 @@ describe('the same policy file, the same decisions', () => {
     ]
     const second = await generateText({ model, tools: aiTools, messages })
     expect(ran).toEqual([{ target: 'prod', mode: 'safe' }])
-    expect(JSON.stringify(second.response.messages)).toContain('deployed prod (safe)')
+    expect(JSON.stringify(responseMessages(second))).toContain('deployed prod (safe)')
   })
 
   it('through the AI SDK: ask becomes needsApproval, and only an approved call runs', async () => {
@@ -214,3 +214,13 @@ describe('the same policy file, the same decisions', () => {
     }
   })
 })
+
+/**
+ * Every message a `generateText` call answered with, under either `ai` major:
+ * `ai@7` has them in `responseMessages` (its `response.messages` holds the
+ * last step's only, without the result of a call approved in the input
+ * messages); `ai@6` accumulates them in `response.messages`.
+ */
+function responseMessages(result: { response: { messages: readonly unknown[] } }): readonly unknown[] {
+  return (result as { responseMessages?: readonly unknown[] }).responseMessages ?? result.response.messages
+}

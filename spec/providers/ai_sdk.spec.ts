@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
-import { asSchema, generateText, jsonSchema, stepCountIs, type ToolSet } from 'ai'
-import { MockLanguageModelV3 } from 'ai/test'
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import { asSchema, generateText, jsonSchema, stepCountIs, streamText, type ModelMessage, type ToolSet } from 'ai'
+import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test'
 import { describe, expect, it, vi } from 'vitest'
 import { getEventListeners } from 'node:events'
 import {
+  Permissions,
   Tool,
   createDispatchContext,
   createTools,
@@ -103,6 +104,8 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     const errors = result.steps[1]!.content.filter((p) => p.type === 'tool-error')
     expect(errors.map((e) => (e as { error: { code: string } }).error.code)).toEqual(['E_INVALID_TOOL_ARGS', 'E_TOOL_DOWNSTREAM_ERROR'])
     expect((errors[1] as { error: Error }).error.cause).toMatchObject({ code: 'BOOM' })
+    // ai@6 sends the model `error.message`, ai@7 `String(error)`: both are the one failure text, nothing in front.
+    expect(errors.map((e) => String((e as { error: Error }).error))).toEqual(errors.map((e) => (e as { error: Error }).error.message))
     // Executed calls went through tool.executor(ctx); invalid args emit no events.
     expect(ends.map((e) => `${e.toolName}:${e.isError}`)).toEqual(['create_ticket:false', 'explode:true'])
   })
@@ -251,5 +254,73 @@ describe('toAiSdkTools with generateText and the SDK mock model', () => {
     const importsAi = /^\s*(import|export)\b[^\n]*\bfrom\s+['"](ai|@ai-sdk\/[^'"]+)(\/[^'"]*)?['"]|\bimport\(\s*['"](ai|@ai-sdk\/[^'"]+)['"]/m
     const importers = files(LIB).filter((f) => importsAi.test(readFileSync(f, 'utf8')))
     expect(importers).toEqual([])
+  })
+})
+
+describe('toAiSdkTools with streamText (the stream parts of ai@6 and ai@7)', () => {
+  /** A mock model that streams `steps` one per call and records every prompt. */
+  function streamingModel(steps: LanguageModelV3StreamPart[][]) {
+    const calls: LanguageModelV3CallOptions[] = []
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        calls.push(options)
+        const step = steps[calls.length - 1]
+        if (!step) throw new Error(`model called ${calls.length} times, only ${steps.length} steps scripted`)
+        return { stream: convertArrayToReadableStream(step) }
+      },
+    })
+    return { model, calls }
+  }
+  const finish = (unified: 'tool-calls' | 'stop'): LanguageModelV3StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage })
+  const call = (toolCallId: string, toolName: string, input: object): LanguageModelV3StreamPart => ({ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) })
+  /** Every part of the full stream: ai@7 names it `stream` (keeping `fullStream` as a deprecated alias), ai@6 `fullStream`. */
+  async function partsOf(result: { fullStream: AsyncIterable<unknown> }): Promise<{ type: string; [key: string]: unknown }[]> {
+    const parts: { type: string; [key: string]: unknown }[] = []
+    for await (const part of (result as { stream?: AsyncIterable<unknown> }).stream ?? result.fullStream) parts.push(part as { type: string })
+    return parts
+  }
+
+  it('asks through tool-approval-request parts, then streams the approved calls\' results and errors', async () => {
+    const ran: string[] = []
+    const ticket = new Tool({
+      name: 'create_ticket',
+      description: 'Open a ticket.',
+      inputSchema: validator.object({ title: validator.string().min(3).required() }),
+      handler: ({ title }: { title: string }) => {
+        ran.push(title)
+        return `TICKET-1 ${title}`
+      },
+    })
+    const ctx = createDispatchContext({ permissions: new Permissions({ policy: { default: 'ask', rules: [] } }) })
+    const tools = toAiSdkTools([ticket, createFailingTool()], ctx)
+    const { model, calls } = streamingModel([
+      [{ type: 'stream-start', warnings: [] }, call('s1', 'create_ticket', { title: 'Crash' }), call('s2', 'explode', { reason: 'why' }), finish('tool-calls')],
+      [{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, finish('stop')],
+    ])
+
+    const first = streamText({ model, tools, prompt: 'file a ticket', stopWhen: stepCountIs(3) })
+    const requests = (await partsOf(first)).filter((p) => p.type === 'tool-approval-request') as unknown as { approvalId: string; toolCall: { toolCallId: string } }[]
+    expect(requests.map((r) => r.toolCall.toolCallId)).toEqual(['s1', 's2'])
+    expect(ran).toEqual([])
+
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'file a ticket' },
+      ...(await first.response).messages,
+      { role: 'tool', content: requests.map((r) => ({ type: 'tool-approval-response' as const, approvalId: r.approvalId, approved: true })) },
+    ]
+    const second = streamText({ model, tools, messages, stopWhen: stepCountIs(3) })
+    const parts = await partsOf(second)
+    expect(ran).toEqual(['Crash'])
+    expect(parts.filter((p) => p.type === 'tool-result').map((p) => [p.toolCallId, p.output])).toEqual([['s1', 'TICKET-1 Crash']])
+    const errors = parts.filter((p) => p.type === 'tool-error') as unknown as { toolCallId: string; error: Error & { code: string } }[]
+    expect(errors.map((e) => [e.toolCallId, e.error.code, String(e.error)])).toEqual([
+      ['s2', 'E_TOOL_DOWNSTREAM_ERROR', 'BOOM: exploded: why [explode failed; E_TOOL_DOWNSTREAM_ERROR]'],
+    ])
+    expect(await second.text).toBe('done')
+    // The model's next prompt carries both outcomes as text, the error with its root cause first.
+    expect(toolOutputs(calls[1]!)).toEqual({
+      s1: { type: 'text', value: 'TICKET-1 Crash' },
+      s2: { type: 'error-text', value: 'BOOM: exploded: why [explode failed; E_TOOL_DOWNSTREAM_ERROR]' },
+    })
   })
 })

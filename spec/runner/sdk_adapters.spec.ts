@@ -9,6 +9,7 @@
 import type { Message as AnthropicResponse, MessageCreateParamsNonStreaming, Tool as AnthropicSdkTool } from '@anthropic-ai/sdk/resources/messages'
 import { GenerateContentResponse, type FunctionDeclaration, type GenerateContentParameters, type Schema as GeminiSdkSchema } from '@google/genai'
 import type { Tool as McpSdkTool } from '@modelcontextprotocol/sdk/types.js'
+import * as aiTest from 'ai/test'
 import { MockLanguageModelV3 } from 'ai/test'
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
 import type {
@@ -300,7 +301,7 @@ describe('Gemini generateContent on the SDK types', () => {
   })
 })
 
-describe('AI SDK LanguageModel (MockLanguageModelV3)', () => {
+describe('AI SDK LanguageModel (v3 of ai@6, v4 of ai@7)', () => {
   const finish = (unified: 'tool-calls' | 'stop') => ({ unified, raw: unified })
   const usage = {
     inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -313,7 +314,50 @@ describe('AI SDK LanguageModel (MockLanguageModelV3)', () => {
     expect(accepted.specificationVersion).toBe('v3')
   })
 
-  it('runs a two-step turn with a tool call, reasoning sent back with its provider metadata', async () => {
+  type Script = () => Promise<LanguageModelV3GenerateResult>
+  type Scripted = { model: AiSdkLanguageModel; calls: () => LanguageModelV3CallOptions[] }
+  // ai@7's providers are LanguageModelV4 (ai@6's are V3); for what the adapter writes and reads the two agree.
+  // A plain v4 object runs whichever `ai` is installed; ai@7's own MockLanguageModelV4 runs when ai@7 is.
+  const MockV4 = (aiTest as Record<string, unknown>).MockLanguageModelV4 as typeof MockLanguageModelV3 | undefined
+  const models: [string, (doGenerate: Script) => Scripted][] = [
+    [
+      'MockLanguageModelV3',
+      (doGenerate) => {
+        const model = new MockLanguageModelV3({ doGenerate })
+        return { model, calls: () => model.doGenerateCalls }
+      },
+    ],
+    [
+      'a LanguageModelV4 object',
+      (doGenerate) => {
+        const calls: LanguageModelV3CallOptions[] = []
+        const model = {
+          specificationVersion: 'v4',
+          provider: 'test',
+          modelId: 'v4',
+          doGenerate: async (options: unknown) => {
+            calls.push(options as LanguageModelV3CallOptions)
+            return doGenerate()
+          },
+        }
+        return { model, calls: () => calls }
+      },
+    ],
+    ...(MockV4 === undefined
+      ? []
+      : [
+          [
+            'MockLanguageModelV4 (ai@7)',
+            (doGenerate: Script): Scripted => {
+              const model = new MockV4({ doGenerate })
+              expect(model.specificationVersion).toBe('v4')
+              return { model, calls: () => model.doGenerateCalls }
+            },
+          ] as [string, (doGenerate: Script) => Scripted],
+        ]),
+  ]
+
+  it.each(models)('runs a two-step turn with a tool call, reasoning sent back with its provider metadata: %s', async (_label, scripted) => {
     const first: LanguageModelV3GenerateResult = {
       content: [
         { type: 'reasoning', text: 'Oslo weather needed.', providerMetadata: { anthropic: { signature: 'sig-1' } } },
@@ -325,13 +369,13 @@ describe('AI SDK LanguageModel (MockLanguageModelV3)', () => {
     }
     const second: LanguageModelV3GenerateResult = { content: [{ type: 'text', text: 'Mild.' }], finishReason: finish('stop'), usage, warnings: [] }
     const script = twoSteps(first, second)
-    const model = new MockLanguageModelV3({ doGenerate: async () => script.next() })
+    const { model, calls: callsOf } = scripted(async () => script.next())
     const runner = new TurnRunner({ tools: [weather], model: aiSdkModel(model, { system: 'Be brief.' }) })
     const result = await runner.run('Oslo?')
     expect(result.text).toBe('Mild.')
     expect(result.toolCalls.map((c) => [c.tool, c.isError, c.args])).toEqual([['weather', false, { city: 'Oslo' }]])
 
-    const calls: LanguageModelV3CallOptions[] = model.doGenerateCalls
+    const calls: LanguageModelV3CallOptions[] = callsOf()
     expect(calls[0]!.tools).toEqual([
       { type: 'function', name: 'weather', description: 'Current temperature', inputSchema: expect.objectContaining({ type: 'object' }) },
     ])
@@ -350,7 +394,7 @@ describe('AI SDK LanguageModel (MockLanguageModelV3)', () => {
     ])
   })
 
-  it('refuses what is not a v3 language model', () => {
+  it('refuses what is not a v3 or v4 language model', () => {
     expect(() => aiSdkModel('openai/gpt-5' as never)).toThrow(/resolve a model id first/)
     expect(() => aiSdkModel({ specificationVersion: 'v2', provider: 'x', modelId: 'y', doGenerate: async () => ({ content: [] }) })).toThrow(
       /LanguageModelV3/,

@@ -316,7 +316,9 @@ export class CommandLimits {
       }
     }
     if (limits.memoryBytes !== false) {
-      const byRlimit = !this.#cgroup?.has('memory') && /MemoryError|Cannot allocate memory|out of memory|bad_alloc|allocation failed/i.test(output)
+      // Node 20 says "Array buffer allocation failed", Node 24 "RangeError: Failed to allocate memory".
+      const byRlimit =
+        !this.#cgroup?.has('memory') && /MemoryError|Cannot allocate memory|out of memory|bad_alloc|allocation failed|failed to allocate memory/i.test(output)
       if (events.oomKills > 0 || byRlimit) {
         const what =
           events.oomKills > 0

@@ -300,17 +300,25 @@ function outputSchemaOf(toolName: string, schema: ObjectSchema): AiSdkInputSchem
   } as AiSdkInputSchema
 }
 
-/** The same exception, its message the one failure text (`toolFailureText`): the SDK shows the model only `error.message`. */
+/**
+ * The same exception, its message the one failure text (`toolFailureText`),
+ * and that text is all the model reads: `ai@6` sends it `error.message`,
+ * `ai@7` sends `error.toString()`, which would put the class name in front
+ * (`E_TOOL_DOWNSTREAM_ERROR: BOOM: …`) and the root cause second; so
+ * `toString()` of the rethrown error is its message.
+ */
 function withCodeInMessage(error: unknown): unknown {
   if (!(error instanceof BaseException)) return error
   const Exception = error.constructor as new (message: string, options: object) => BaseException<unknown>
   try {
-    return new Exception(toolFailureText(error), {
+    const rethrown = new Exception(toolFailureText(error), {
       cause: error.cause,
       details: error.details,
       code: error.code,
       status: error.status,
     })
+    Object.defineProperty(rethrown, 'toString', { value: () => rethrown.message, configurable: true, writable: true })
+    return rethrown
   } catch {
     return error
   }

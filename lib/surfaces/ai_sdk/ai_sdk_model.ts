@@ -1,7 +1,8 @@
 /**
- * Adapter for an AI SDK `LanguageModel` (specification v3, `ai@6`): drive any
- * AI SDK provider through `TurnRunner`, keeping the journal, spooling and
- * retry warnings, without importing `ai`.
+ * Adapter for an AI SDK `LanguageModel` (specification v3, the providers of
+ * `ai@6`, or v4, those of `ai@7`): drive any AI SDK provider through
+ * `TurnRunner`, keeping the journal, spooling and retry warnings, without
+ * importing `ai`.
  *
  * @module
  */
@@ -20,6 +21,14 @@ export type AiSdkJsonObject = { [key: string]: AiSdkJsonValue | undefined }
 
 /** Provider-specific options of a prompt part, keyed by provider (`SharedV3ProviderOptions`). */
 export type AiSdkProviderOptions = Record<string, AiSdkJsonObject>
+
+/**
+ * A provider's metadata on a result part, keyed by provider, as the adapter
+ * reads it: read-only, since `ai@7`'s JSON types are (its objects and arrays
+ * are `Readonly`), and `ai@6`'s mutable ones fit too. What the adapter sends
+ * back stays {@link AiSdkProviderOptions}, which both majors' prompts take.
+ */
+export type AiSdkProviderMetadata = Readonly<Record<string, Readonly<Record<string, unknown>>>>
 
 /** A text part of a prompt message. */
 export interface AiSdkTextPart {
@@ -105,10 +114,10 @@ export interface AiSdkToolMessage {
   content: AiSdkToolResultPart[]
 }
 
-/** A message of a `LanguageModelV3Prompt`, as the adapter writes it. */
+/** A message of a `LanguageModelV3Prompt` (the same in `LanguageModelV4Prompt`), as the adapter writes it. */
 export type AiSdkPromptMessage = AiSdkSystemMessage | AiSdkUserMessage | AiSdkAssistantMessage | AiSdkToolMessage
 
-/** A function tool offered to the model (`LanguageModelV3FunctionTool`). */
+/** A function tool offered to the model (`LanguageModelV3FunctionTool`, `LanguageModelV4FunctionTool`). */
 export interface AiSdkFunctionTool {
   /** Always `'function'`. */
   type: 'function'
@@ -120,7 +129,7 @@ export interface AiSdkFunctionTool {
   inputSchema: Record<string, unknown>
 }
 
-/** The call options the adapter passes to `doGenerate` (a subset of `LanguageModelV3CallOptions`). */
+/** The call options the adapter passes to `doGenerate` (a subset of `LanguageModelV3CallOptions` and of `LanguageModelV4CallOptions`). */
 export interface AiSdkCallOptions {
   /** The conversation. */
   prompt: AiSdkPromptMessage[]
@@ -151,7 +160,7 @@ export interface AiSdkContentLike {
   /** Set on calls the provider ran itself; those are not the runner's to run. */
   providerExecuted?: boolean
   /** The provider's metadata of the part, kept for the next request. */
-  providerMetadata?: AiSdkProviderOptions
+  providerMetadata?: AiSdkProviderMetadata
 }
 
 /** The part of a `doGenerate` result the adapter reads. */
@@ -161,12 +170,12 @@ export interface AiSdkGenerateResultLike {
 }
 
 /**
- * An AI SDK language model object (`LanguageModelV3`, what `openai('gpt-5')`,
- * `anthropic('claude-…')` or `google('gemini-…')` return), as loosely as the
- * adapter needs it.
+ * An AI SDK language model object (`LanguageModelV3` or `LanguageModelV4`,
+ * what `openai('gpt-5')`, `anthropic('claude-…')` or `google('gemini-…')`
+ * return with `ai@6` or `ai@7`), as loosely as the adapter needs it.
  */
 export interface AiSdkLanguageModel {
-  /** `'v3'`. */
+  /** `'v3'` (`ai@6`'s providers) or `'v4'` (`ai@7`'s). */
   readonly specificationVersion: string
   /** The provider id. */
   readonly provider: string
@@ -196,7 +205,8 @@ export interface AiSdkModelOptions {
 }
 
 /**
- * Our messages as a `LanguageModelV3Prompt`: the system message first,
+ * Our messages as a `LanguageModelV3Prompt` (equally a `LanguageModelV4Prompt`:
+ * the parts written here are the same in both): the system message first,
  * consecutive tool results in one `tool` message, and each assistant turn's
  * reasoning parts back first with the provider's metadata as
  * `providerOptions` (Anthropic signatures, OpenAI encrypted reasoning).
@@ -278,7 +288,9 @@ export function fromAiSdkResult(
  *
  * @remarks
  * The adapter calls the model's own `doGenerate` (the `LanguageModelV3`
- * interface every AI SDK provider implements), so `ai` is never imported:
+ * interface of `ai@6`'s providers, or `LanguageModelV4` of `ai@7`'s: for
+ * text, reasoning, tool calls and text tool results the two agree, so one
+ * code path serves both), so `ai` is never imported:
  * it stays an optional peer. The runner, not the SDK, runs the tools, so a
  * turn keeps the journal, result spooling and retry warnings. Tool names
  * follow the `portable` rule; calls the provider executed itself
@@ -286,10 +298,10 @@ export function fromAiSdkResult(
  * (`'openai/gpt-5'`) needs the SDK's gateway: resolve it first
  * (`gateway('openai/gpt-5')`).
  *
- * @param model - The model (`openai('gpt-5')`, `anthropic('claude-sonnet-4-5')`, a `MockLanguageModelV3`…).
+ * @param model - The model (`openai('gpt-5')`, `anthropic('claude-sonnet-4-5')`, a `MockLanguageModelV3` or `MockLanguageModelV4`…).
  * @param options - System message, provider options, token and temperature settings.
  * @returns The model callback for `TurnRunner`.
- * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `model` is not a v3 language model object.
+ * @throws {@link toolsmith/core!E_INVALID_OPTIONS} when `model` is not a v3 or v4 language model object.
  *
  * @example
  * ```ts
@@ -303,9 +315,10 @@ export function aiSdkModel(model: AiSdkLanguageModel, options: AiSdkModelOptions
       `aiSdkModel(model) needs an AI SDK language model object, got ${JSON.stringify(model)}; resolve a model id first (gateway('openai/gpt-5'))`,
     )
   }
-  if (typeof model.doGenerate !== 'function' || model.specificationVersion !== 'v3') {
+  // v2 (ai@5) differs where the adapter reads and writes (tool results, usage); v3 and v4 agree there.
+  if (typeof model.doGenerate !== 'function' || !SPECIFICATION_VERSIONS.has(model.specificationVersion)) {
     throw new E_INVALID_OPTIONS(
-      `aiSdkModel(model) needs a LanguageModelV3 (the providers of ai@6); got specificationVersion ${JSON.stringify(model.specificationVersion)}`,
+      `aiSdkModel(model) needs a LanguageModelV3 (the providers of ai@6) or LanguageModelV4 (the providers of ai@7); got specificationVersion ${JSON.stringify(model.specificationVersion)}`,
     )
   }
   const dropNulls = options.dropOptionalNulls !== false
@@ -337,6 +350,9 @@ export function aiSdkModel(model: AiSdkLanguageModel, options: AiSdkModelOptions
     }
   }
 }
+
+/** The language model specifications the adapter speaks. */
+const SPECIFICATION_VERSIONS: ReadonlySet<string> = new Set(['v3', 'v4'])
 
 function aiSdk(metadata: ProviderMetadata | undefined): Record<string, unknown> | undefined {
   const value = metadata?.aiSdk

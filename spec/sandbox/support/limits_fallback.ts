@@ -3,7 +3,10 @@
 // in python and in node, as one JSON object.
 import { Sandbox, createDispatchContext, createTools } from '../../../lib/index.js'
 
-const sandbox = new Sandbox({ rootDir: process.argv[2]!, limits: { processes: 64, memoryBytes: 256 * 1024 * 1024 } })
+// 768 MiB: RLIMIT_DATA counts reservations, and Node 24's V8 reserves ≈ 560 MiB before it runs
+// anything (`Failed to reserve virtual memory for CodeRange` under 512 MiB; Node 20 starts under
+// 256 MiB); both balloons below ask for 1 GiB on top of that.
+const sandbox = new Sandbox({ rootDir: process.argv[2]!, limits: { processes: 64, memoryBytes: 768 * 1024 * 1024 } })
 const bash = createTools(sandbox).bash.executor(createDispatchContext())
 const outcome = async (cmd: string, args: string[]) => {
   try {
