@@ -34,7 +34,8 @@ export async function runCall(parsed: ParsedCommandLine, io: CliIo): Promise<num
   if (parsed.json && parsed.stream) throw new CliUsageError('--stream and --json exclude each other (--json prints one document at the end)', 'call')
   const sandbox = commandSandbox(parsed.sandbox, 'call')
   const tools = createTools(sandbox)
-  const tool = (tools as unknown as Record<string, (typeof tools)[keyof typeof tools] | undefined>)[name]
+  // Own names only: `toString` or `__proto__` is an unknown tool, not an object's property.
+  const tool = Object.hasOwn(tools, name) ? (tools as unknown as Record<string, (typeof tools)[keyof typeof tools]>)[name] : undefined
   if (!tool) throw unknownName('tool', name, Object.keys(tools), 'call')
   const args = parseJsonArgs(json === '-' ? await readAll(io.stdin) : json)
 

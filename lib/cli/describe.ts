@@ -46,7 +46,8 @@ const PROVIDERS: Readonly<Record<string, (tools: Tools) => unknown[]>> = {
 export async function runDescribe(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'describe')
   const provider = parsed.provider ?? 'jsonschema'
-  const build = PROVIDERS[provider]
+  // Own names only: `constructor` or `__proto__` is an unknown provider, not an object's property.
+  const build = Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined
   if (!build) throw unknownName('provider', provider, Object.keys(PROVIDERS), 'describe')
   const tools = Object.values(sandboxTools(parsed.sandbox, 'describe')) as Tools
   const definitions = build(tools)

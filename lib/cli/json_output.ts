@@ -1,7 +1,8 @@
 /**
- * `--json`: every command that takes it prints exactly one JSON document on
- * stdout, `{ "ok": true, … }` or `{ "ok": false, "error": { code, message }, … }`,
- * with `exitCode` the process's own exit code.
+ * `--json` of `call`, `describe` and `doctor`: one JSON document on stdout,
+ * `{ "ok": true, … }` or `{ "ok": false, "error": { code, message }, … }`,
+ * with `exitCode` the process's own exit code. (`demo` and `journal` print
+ * documents of their own shape; their errors stay text on stderr.)
  *
  * @module
  */

@@ -33,7 +33,8 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
   // run in child processes, which decides how bash is sandboxed) and loading
   // the MCP SDK (the largest part, all on this thread) are independent: run
   // the probe while the SDK loads rather than one after the other.
-  const probed = probeBubblewrapAsync()
+  // (--no-os-sandbox runs no bwrap: nothing to probe.)
+  const probed = parsed.sandbox.isolation?.filesystem === false ? Promise.resolve() : probeBubblewrapAsync()
   if (binding === undefined) mcpStdioSdk()
   else mcpSdk()
   await probed

@@ -7,6 +7,7 @@ import { E_TOOL_COMMAND_FAILED } from '../exceptions.js'
 import type { DispatchContext, ToolOutputChunk } from '../core/dispatch_context.js'
 import { Tool, type ToolCallInfo } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { isPromiseLike } from '../utils/guards.js'
 import { runInSandbox, whyProtected, type NetworkDecision, type ProtectedMatch } from '../sandbox/run_command.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 
@@ -239,13 +240,23 @@ function liveOutput(
   listener: (chunk: ToolOutputChunk) => void,
   call: ToolCallInfo,
 ): (stream: 'stdout' | 'stderr', text: string) => void {
+  // One warning per call, not per chunk: a listener that throws on every
+  // chunk of a long build would otherwise flood stderr. A listener that
+  // returns a promise gets its rejection caught too.
+  let warned = false
+  const warn = (error: unknown): void => {
+    if (warned) return
+    warned = true
+    process.emitWarning(`An onToolOutput listener threw: ${String((error as Error)?.message ?? error)}`, {
+      code: 'TOOLSMITH_LISTENER_ERROR',
+    })
+  }
   return (stream, text) => {
     try {
-      listener({ toolName: call.toolName, callId: call.callId, stream, text })
+      const returned: unknown = listener({ toolName: call.toolName, callId: call.callId, stream, text })
+      if (isPromiseLike(returned)) Promise.resolve(returned).catch(warn)
     } catch (error) {
-      process.emitWarning(`An onToolOutput listener threw: ${String((error as Error)?.message ?? error)}`, {
-        code: 'TOOLSMITH_LISTENER_ERROR',
-      })
+      warn(error)
     }
   }
 }

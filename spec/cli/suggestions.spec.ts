@@ -16,7 +16,7 @@ describe.concurrent('toolsmith: did you mean', () => {
     [['mcp', '--approval-timeout', '5000'], `toolsmith: Unknown option '--approval-timeout' — did you mean '--approval-timeout-ms'? (see "toolsmith mcp --help")`],
     [['--verison'], `toolsmith: Unknown option '--verison' — did you mean '--version'? (see "toolsmith --help")`],
     // Else another command's, named.
-    [['describe', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy' — did you mean '--policy' (an option of mcp, call)? (see "toolsmith describe --help")`],
+    [['describe', '--polcy', 'p.json'], `toolsmith: Unknown option '--polcy' — did you mean '--policy' (an option of mcp, call, demo)? (see "toolsmith describe --help")`],
     // call: a flag near no option is probably one of the tool's arguments.
     [['call', 'read', '--path', 'x'], `toolsmith: Unknown option '--path' — a tool's arguments go in its JSON argument, e.g. toolsmith call read '{"path":…}' (see "toolsmith call --help")`],
     [['call', '--pth', 'x'], `toolsmith: Unknown option '--pth' — a tool's arguments go in its JSON argument, e.g. toolsmith call TOOL '{"pth":…}' (see "toolsmith call --help")`],
@@ -26,6 +26,10 @@ describe.concurrent('toolsmith: did you mean', () => {
     [['jurnal', 'audit'], 'toolsmith: Unknown command "jurnal" — did you mean "journal"? (see "toolsmith --help")'],
     [['cal', 'read', '{}'], 'toolsmith: Unknown command "cal" — did you mean "call"? (see "toolsmith --help")'],
     [['frobnicate'], 'toolsmith: Unknown command "frobnicate"; expected mcp, call, describe, demo, doctor or journal (see "toolsmith --help")'],
+    // An object's own property names are not tools or providers.
+    [['call', 'toString', '{}'], 'toolsmith: Unknown tool "toString"; expected read, write, edit, grep, bash (see "toolsmith call --help")'],
+    [['describe', '--provider', 'constructor'], 'toolsmith: Unknown provider "constructor"; expected jsonschema, openai, openai-responses, anthropic, gemini, mcp (see "toolsmith describe --help")'],
+    [['describe', '--provider', '__proto__'], 'toolsmith: Unknown provider "__proto__"; expected jsonschema, openai, openai-responses, anthropic, gemini, mcp (see "toolsmith describe --help")'],
   ])('%j', async (args, line) => {
     const run = await runCli(args, { env: { NO_COLOR: '1' } })
     expect(run.code).toBe(2)

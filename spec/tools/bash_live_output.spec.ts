@@ -85,8 +85,17 @@ describe('bash: onToolOutput', () => {
           throw new Error('listener broke')
         },
       })
-      expect(await fx.tools.bash.executor(throwing)({ cmd: 'echo', args: ['still'] })).toBe('still\n')
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining('listener broke'), expect.objectContaining({ code: 'TOOLSMITH_LISTENER_ERROR' }))
+      // Three chunks (the sleeps part them), one warning for the call.
+      const chunky = { cmd: 'sh', args: ['-c', 'echo a; sleep 0.2; echo b; sleep 0.2; echo c'] }
+      expect(await fx.tools.bash.executor(throwing)(chunky)).toBe('a\nb\nc\n')
+      const listenerWarnings = () => warn.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === 'TOOLSMITH_LISTENER_ERROR')
+      expect(listenerWarnings()).toEqual([[expect.stringContaining('listener broke'), expect.objectContaining({ code: 'TOOLSMITH_LISTENER_ERROR' })]])
+      // A listener whose promise rejects: caught and warned once, never an unhandled rejection.
+      warn.mockClear()
+      const rejecting = createDispatchContext({ onToolOutput: async () => Promise.reject(new Error('async listener broke')) })
+      expect(await fx.tools.bash.executor(rejecting)(chunky)).toBe('a\nb\nc\n')
+      await until(() => listenerWarnings().length > 0)
+      expect(listenerWarnings()).toEqual([[expect.stringContaining('async listener broke'), expect.objectContaining({ code: 'TOOLSMITH_LISTENER_ERROR' })]])
     } finally {
       warn.mockRestore()
     }

@@ -84,7 +84,11 @@ function tryBwrapAsync(attempt: Attempt): Promise<Outcome> {
     child.once('error', (error) => {
       failure = error.message
     })
-    child.once('close', (status) => resolve({ ok: status === 0, stderr: stderr.trim() || failure }))
+    child.once('close', (status, signal) => {
+      // Killed at the deadline: say so, as spawnSync's ETIMEDOUT does for the synchronous probe.
+      if (status === null && failure === '') failure = `bwrap did not finish within ${PROBE_TIMEOUT_MS} ms (${signal ?? 'killed'})`
+      resolve({ ok: status === 0, stderr: stderr.trim() || failure })
+    })
   })
 }
 
