@@ -47,16 +47,8 @@ export async function runJournalAudit(parsed: ParsedCommandLine, io: CliIo, defa
 }
 
 /** One judged call as `--json` prints it. */
-interface AuditEntry {
-  runId: string
-  nodeId: string
-  iteration: number
-  attempt: number
-  seq: number
-  toolName: string
+interface AuditEntry extends Pick<ToolCallRow, 'runId' | 'nodeId' | 'iteration' | 'attempt' | 'seq' | 'toolName' | 'status' | 'startedAtMs'> {
   input: unknown
-  status: ToolCallRow['status']
-  startedAtMs: number
   replayed: boolean
   permission: ToolCallPermission
 }

@@ -7,32 +7,13 @@
  */
 import type { ToolCallRow } from '../journal/contract.js'
 
+/** The row's own fields that `journal show --json` prints as they are (see {@link ToolCallRow}). */
+type PlainRowFields = 'runId' | 'nodeId' | 'iteration' | 'attempt' | 'seq' | 'toolName' | 'status' | 'startedAtMs' | 'finishedAtMs' | 'callId' | 'idempotencyKey'
+
 /** One recorded call as `journal show --json` prints it: the row, its JSON texts parsed. */
-export interface JournalShowRow {
-  /** The run. */
-  runId: string
-  /** The node. */
-  nodeId: string
-  /** The node's iteration. */
-  iteration: number
-  /** The attempt, from 1. */
-  attempt: number
-  /** Order of the call within the attempt, from 0. */
-  seq: number
-  /** The tool. */
-  toolName: string
-  /** `success` or `error`. */
-  status: ToolCallRow['status']
-  /** Epoch milliseconds when the call started. */
-  startedAtMs: number
-  /** Epoch milliseconds when it settled. */
-  finishedAtMs: number
+export interface JournalShowRow extends Pick<ToolCallRow, PlainRowFields> {
   /** `finishedAtMs - startedAtMs`. */
   durationMs: number
-  /** The call's id: a hash of the tool and its raw arguments. */
-  callId: string
-  /** The key a side-effect call is claimed under. */
-  idempotencyKey: string
   /** `true` when the tool did not run: the outcome was replayed from an earlier claim. */
   replayed: boolean
   /** The arguments, redacted as the journal keeps them. */
