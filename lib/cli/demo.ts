@@ -21,7 +21,7 @@ import { enforcementLines } from './doctor.js'
 import type { ParsedCommandLine } from './options.js'
 import { writeOut, type CliIo } from './io.js'
 import { journalShowRow, parseRowJson, type JournalShowRow } from './journal_rows.js'
-import { canAskOnTerminal, commandPermissions, terminalApprover } from './policy.js'
+import { canAskOnTerminal, commandPermissions, noTerminalApprover, terminalApprover } from './policy.js'
 import { commandSandbox } from './sandbox_tools.js'
 import { CliUsageError } from './usage.js'
 
@@ -83,8 +83,9 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
     // The demo must run anywhere: without bubblewrap it opts out on its own, and says so.
     if (wanted.engine === 'unavailable') sandbox = commandSandbox({ ...parsed.sandbox, rootDir: project, isolation: { filesystem: false } }, 'demo')
     // `ask` is put to the user when there is one at a terminal (on stderr, so
-    // --json's stdout stays one document); otherwise it denies.
-    const asker = canAskOnTerminal(io) ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : undefined
+    // --json's stdout stays one document); otherwise it denies, saying why, as `call` does.
+    const onTerminal = canAskOnTerminal(io)
+    const asker = onTerminal ? { approve: terminalApprover(io.stdin, io.stderr), name: 'terminal' } : { approve: noTerminalApprover(), name: 'none' }
     const permissions = await commandPermissions(parsed.policy, project, 'demo', asker)
     const { read, grep, edit, bash } = createTools(sandbox)
     const journal = new JsonlJournal(journalFile)
@@ -93,7 +94,7 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
     out(`project   ${project}  (copy of ${source === 'embedded' ? 'the built-in demo project' : relativeOrAbsolute(source)})`)
     out(`journal   ${journalFile}`)
     if (parsed.policy !== undefined) {
-      out(`policy    ${parsed.policy}  (paths relative to the copy; "ask" ${asker ? 'is put to you on the terminal' : 'is denied: no terminal to ask on'})`)
+      out(`policy    ${parsed.policy}  (paths relative to the copy; "ask" ${onTerminal ? 'is put to you on the terminal' : 'is denied: no terminal to ask on'})`)
     }
     out('sandbox   what bash enforces here:')
     if (wanted.engine === 'unavailable') out(`  OS sandbox unavailable (${wanted.unavailableReason}): the demo runs without it`)
@@ -139,7 +140,7 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
         journal: journalFile,
         kept: parsed.keep ? dir : null,
         sandbox: { engine: sandbox.enforcement.engine, unavailableReason: wanted.engine === 'unavailable' ? (wanted.unavailableReason ?? null) : null, enforcement },
-        policy: parsed.policy === undefined ? null : { file: resolve(parsed.policy), approver: asker ? 'terminal' : 'none' },
+        policy: parsed.policy === undefined ? null : { file: resolve(parsed.policy), approver: onTerminal ? 'terminal' : 'none' },
         events,
         result: {
           text: result.text,

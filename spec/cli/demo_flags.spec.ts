@@ -107,7 +107,8 @@ describe('toolsmith demo --policy', () => {
     const doc = JSON.parse(run.stdout) as DemoDoc
     expect(doc.passed).toBe(false)
     expect(doc.rows.find((r) => r.toolName === 'edit')).toMatchObject({ status: 'error', permission: { decision: 'deny', policyDecision: 'ask', approver: 'none', rule: null } })
-    expect(doc.result.toolCalls.find((c) => c.tool === 'edit')?.error).toMatch(/TOOL_DENIED/)
+    // The denial says why nobody was asked and what to do instead.
+    expect(doc.result.toolCalls.find((c) => c.tool === 'edit')?.error).toMatch(/TOOL_DENIED.*there is no terminal to ask on.*add a rule to the --policy file/)
   }, 120_000)
 
   it('a policy file with an error is a usage error (exit 2, one line), and nothing runs', async () => {
