@@ -112,7 +112,19 @@ export async function runDemo(parsed: ParsedCommandLine, io: CliIo): Promise<num
       },
     })
     const started = performance.now()
-    const result = await runner.run(DEMO_PROMPT)
+    // Ctrl-C stops the turn (a running bash command is killed with its group)
+    // and lets the finally below remove the temporary copy; main exits 130.
+    const interrupt = new AbortController()
+    const stop = (): void => interrupt.abort(new Error('interrupted'))
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    let result: Awaited<ReturnType<typeof runner.run>>
+    try {
+      result = await runner.run(DEMO_PROMPT, { signal: interrupt.signal })
+    } finally {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+    }
     const durationMs = performance.now() - started
     out()
     out(`done      ${result.steps} model steps, ${result.toolCalls.length} tool calls in ${seconds(durationMs)}`)

@@ -77,7 +77,7 @@ for (const stream of [process.stdout, process.stderr]) {
 const INTERRUPTED = 130
 
 // Ctrl-C ends every command with 130. A command that listens for SIGINT
-// itself (call, mcp) stops its work there and cleans up (the running bash
+// itself (call, mcp, demo) stops its work there and cleans up (the running bash
 // command and its process group killed, the journal closed), then returns:
 // its exit code becomes 130. One that does not listen has nothing of its own
 // to clean up and ends at once (commands still running are killed by the

@@ -140,7 +140,7 @@ describe('toolsmith demo --json', () => {
   }, 120_000)
 })
 
-/** Run the CLI on a pseudo-terminal (util-linux `script`), answering every question with `answer`. */
+/** Run the CLI on a pseudo-terminal (util-linux `script`), answering every question with `answer` (`\x03` is Ctrl-C). */
 function runOnTerminal(args: string[], answer: string): Promise<{ code: number | null; output: string; asked: number }> {
   const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ')
   return new Promise((resolve, reject) => {
@@ -169,5 +169,15 @@ describe.runIf(hasScript)('toolsmith demo --policy on a terminal', () => {
     expect(run.output).toMatch(/✓ edit allowed: the policy's default asks, terminal approved/)
     expect(run.output).toContain('The demo passed')
     expect(run.code).toBe(0)
+  }, 120_000)
+
+  it('Ctrl-C at the question stops the demo: exit 130, and its temporary copy is removed', async () => {
+    const policy = policyFile({ rules: [READS], default: 'ask' })
+    const run = await runOnTerminal(['demo', '--policy', policy], '\x03')
+    expect(run.asked).toBe(1)
+    expect(run.code).toBe(130)
+    const project = /^project {3}(\S+)/m.exec(run.output)?.[1]
+    expect(project, run.output).toBeDefined()
+    expect(existsSync(project as string)).toBe(false)
   }, 120_000)
 })
