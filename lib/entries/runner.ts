@@ -59,6 +59,7 @@ export type {
   ToolEndEvent,
   PermissionDecisionTurnEvent,
   ToolStartEvent,
+  ToolOutputTurnEvent,
   TurnEndEvent,
   TurnEvent,
   TurnEventListener,

@@ -72,6 +72,30 @@ export interface ToolStartEvent {
   args: unknown
 }
 
+/**
+ * Output of a running tool call as it arrives (`bash`: a chunk of the
+ * command's stdout or stderr, decoded, never splitting a character),
+ * between its `tool-start` and `tool-end`. The call's result is unchanged:
+ * the model still gets the whole output, bounded, at the end. Not sent for
+ * a call the journal replays.
+ */
+export interface ToolOutputTurnEvent {
+  /** Discriminator. */
+  type: 'tool-output'
+  /** Step number, from 0. */
+  step: number
+  /** The call's journal sequence number. */
+  seq: number
+  /** The tool's name. */
+  toolName: string
+  /** The provider's call id. */
+  toolCallId: string
+  /** Which stream the text came from. */
+  stream: 'stdout' | 'stderr'
+  /** The text. */
+  text: string
+}
+
 /** A tool call settled. */
 export interface ToolEndEvent {
   /** Discriminator. */
@@ -148,6 +172,7 @@ export type TurnEvent =
   | ModelStartEvent
   | ModelEndEvent
   | ToolStartEvent
+  | ToolOutputTurnEvent
   | ToolEndEvent
   | PermissionDecisionTurnEvent
   | NetworkRequestTurnEvent

@@ -8,7 +8,7 @@ import { startModelSpan, startTurnSpan, type SpanHandle } from '../telemetry/spa
 import { randomUUID } from 'node:crypto'
 import { SpooledArtifact } from '../artifacts/spooled_artifact.js'
 import { createCallContext } from '../core/call_context.js'
-import type { DispatchContext } from '../core/dispatch_context.js'
+import type { DispatchContext, ToolOutputChunk } from '../core/dispatch_context.js'
 import type { CallHooks } from '../core/pipeline/call_hooks.js'
 import { failCall, runWithheld } from '../core/pipeline/call_pipeline.js'
 import { CallRun } from '../core/pipeline/call_run.js'
@@ -318,7 +318,11 @@ export class Turn {
           ...(c.replayed ? { replayed: true } : {}),
         }),
     }
-    const ctx = createCallContext(this.#ctx, { toolCallId: call.id, seq, hooks })
+    // A tool's output as it arrives (bash), as events between tool-start and tool-end; nobody listening, nothing decoded.
+    const live = this.#services.listening
+      ? { onToolOutput: ({ stream, text }: ToolOutputChunk) => emit({ type: 'tool-output', step, seq, toolName: call.name, toolCallId: call.id, stream, text }) }
+      : {}
+    const ctx = createCallContext(this.#ctx, { toolCallId: call.id, seq, hooks, ...live })
     try {
       if (!tool) return await failCall(ctx, call.name, call.args, this.#unknownTool(call.name))
       // A resumed call whose args the checkpoint did not keep is never run

@@ -193,6 +193,8 @@ export interface TurnServices {
   nextSeq(): number
   peekSeq(): number
   emit(event: TurnEvent): void
+  /** Whether anyone hears the events (a tool's live output is only passed on then). */
+  listening: boolean
 }
 
 export interface CallOutcome {

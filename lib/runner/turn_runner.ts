@@ -216,6 +216,7 @@ export class TurnRunner {
         safeCall(this.#onEvent, event)
         safeCall(options.onEvent, event)
       },
+      listening: this.#onEvent !== undefined || options.onEvent !== undefined,
     }
   }
 }
