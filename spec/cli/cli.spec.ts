@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from './support/run_cli.js'
+import { runCli, errorLines } from './support/run_cli.js'
 
 let root: string
 
@@ -18,10 +18,6 @@ beforeAll(() => {
  * without namespaces gets the sandbox's isolation warning): a failure must
  * print exactly one.
  */
-function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
-}
-
 describe.concurrent('toolsmith help and usage errors', () => {
   it('prints help with --help on the program (exit 0)', async () => {
     const program = await runCli(['--help'])

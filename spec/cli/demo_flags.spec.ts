@@ -8,13 +8,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
-import { CLI_COMMAND, runCli } from './support/run_cli.js'
+import { CLI_COMMAND, runCli, errorLines } from './support/run_cli.js'
 
 const exampleFile = fileURLToPath(new URL('../../examples/demo-project/src/stats.js', import.meta.url))
-
-function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
-}
 
 /** A policy file in a temporary folder. */
 function policyFile(policy: unknown): string {

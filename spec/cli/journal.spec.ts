@@ -18,7 +18,7 @@ import {
   validator,
   type ClaimingJournal,
 } from '../../lib/index.js'
-import { runCli } from './support/run_cli.js'
+import { runCli, errorLines } from './support/run_cli.js'
 
 let pg: TestPostgres
 
@@ -29,10 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pg?.stop()
 }, 60_000)
-
-function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
-}
 
 describe('toolsmith journal migrate', () => {
   it('creates the tables a PostgresJournal then uses, and can run again', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JsonlJournal, Permissions, PostgresJournal, SqliteJournal, Tool, TurnRunner, scriptedModel, validator, type ClaimingJournal } from '../../lib/index.js'
 import { startPostgres, type TestPostgres } from '../support/postgres.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
-import { runCli } from './support/run_cli.js'
+import { runCli, errorLines } from './support/run_cli.js'
 
 let pg: TestPostgres
 
@@ -20,10 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pg?.stop()
 }, 60_000)
-
-function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
-}
 
 /**
  * One attempt of a turn: `look` (read-only), `charge` 1 (a side effect that

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { E_INVALID_POLICY, loadPermissionPolicy } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
-import { CLI_COMMAND, type CliRun } from './support/run_cli.js'
+import { CLI_COMMAND, type CliRun, errorLines } from './support/run_cli.js'
 
 /** Long enough for a slow start on a busy machine; a hang goes on far longer. */
 const DEADLINE_MS = 60_000
@@ -55,10 +55,6 @@ function runWithDeadline(args: string[]): Promise<CliRun> {
 }
 
 /** Non-empty stderr lines, without Node's process warnings. */
-function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
-}
-
 const files = (): Record<string, [string, string]> => ({
   FIFO: [fifo, 'a FIFO (named pipe)'],
   socket: [socketPath, 'a socket'],

@@ -1,11 +1,7 @@
 // Did-you-mean for the command line: a mistyped flag or command gets the
 // closest real one (exit 2, one line on stderr).
 import { describe, expect, it } from 'vitest'
-import { runCli } from './support/run_cli.js'
-
-function errorLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
-}
+import { runCli, errorLines } from './support/run_cli.js'
 
 describe.concurrent('toolsmith: did you mean', () => {
   it.each([

@@ -36,3 +36,11 @@ function withoutForcedColour(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { FORCE_COLOR: _forced, ...rest } = env
   return rest
 }
+
+/**
+ * The lines of a CLI's stderr that it wrote itself: blank lines and Node's
+ * own warning lines (`(node:123) …`, `(Use \`node --trace-warnings …\`)`) left out.
+ */
+export function errorLines(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.trim() !== '' && !/^\((node:\d+|Use `node)/.test(line))
+}
