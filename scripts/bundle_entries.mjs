@@ -1,10 +1,20 @@
-// After `tsc`: re-emit the package's entry points (the root and
-// `entries/*`) as ESM bundles that share chunks, over tsc's files of the
-// same names. Importing 'toolsmith' then resolves a handful of files instead
-// of ≈ 100 modules, which is most of its import time (bench figure `import`).
-// Shared chunks keep one copy of every class across the entries, so
-// `instanceof` agrees between 'toolsmith' and 'toolsmith/tools'. Packages
-// stay external there: an application shares them with the kit.
+// After `tsc`: re-emit the package's entry points as ESM bundles, over
+// tsc's files of the same names. Importing 'toolsmith' then loads a handful
+// of files instead of ≈ 200 modules, which is most of its import time (bench
+// figure `import`). Packages stay external there: an application shares them
+// with the kit.
+//
+// Two entries are bundled: the root and `toolsmith/internal` (which exports
+// helpers the root does not). The other subpaths (`toolsmith/core`,
+// `toolsmith/tools`, …) export only names the root exports too, so each is
+// written as one line re-exporting them from the root bundle: one module
+// graph, one copy of every class (`instanceof` agrees between 'toolsmith'
+// and 'toolsmith/tools'), and few files. Bundling every subpath on its own
+// entry instead splits the code into a chunk per combination of entries
+// that use it (33 files for the root), and loading and linking that many
+// modules cost more than compiling the code they hold. Code that only runs
+// a call (`read_run.ts`…, loaded by `import()` on first use) lands in chunks
+// of its own, loaded by the first call.
 //
 // Then the CLI (`dist/cli/main.js`, the package's `bin`), bundled on its own
 // with its dependencies inside: a separate program shares no module with an
@@ -19,10 +29,11 @@ import { build } from 'esbuild'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const outIndex = process.argv.indexOf('--outdir')
 const outdir = outIndex === -1 ? path.join(root, 'dist') : path.resolve(process.argv[outIndex + 1])
-const entries = readdirSync(path.join(root, 'lib/entries')).filter((f) => f.endsWith('.ts')).map((f) => path.join(root, 'lib/entries', f))
+const BUNDLED_ENTRIES = ['internal.ts']
+const entries = readdirSync(path.join(root, 'lib/entries')).filter((f) => f.endsWith('.ts'))
 
 await build({
-  entryPoints: [path.join(root, 'lib/index.ts'), ...entries],
+  entryPoints: [path.join(root, 'lib/index.ts'), ...BUNDLED_ENTRIES.map((f) => path.join(root, 'lib/entries', f))],
   outbase: path.join(root, 'lib'),
   outdir,
   bundle: true,
@@ -32,8 +43,35 @@ await build({
   target: 'node20',
   packages: 'external',
   chunkNames: 'chunks/[name]-[hash]',
+  // Comments and whitespace out, syntax shortened, names kept (identifiers
+  // are not minified, so stack traces and `constructor.name` read as in the
+  // source): V8 scans every byte of a module it loads, and this is ≈ 8 % of
+  // what `import 'toolsmith'` costs (bench figure `import`).
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 })
+
+// The other subpaths: their export names (from esbuild's analysis of the
+// entry), re-exported from the root bundle. A name the root does not export
+// fails the build here rather than at a user's import.
+const rootExports = await exportNames(path.join(root, 'lib/index.ts'))
+for (const file of entries.filter((f) => !BUNDLED_ENTRIES.includes(f))) {
+  const names = await exportNames(path.join(root, 'lib/entries', file))
+  const missing = names.filter((name) => !rootExports.includes(name))
+  if (missing.length > 0) throw new Error(`lib/entries/${file} exports ${missing.join(', ')}, which the root does not: bundle it on its own (BUNDLED_ENTRIES)`)
+  const subpath = file.replace(/\.ts$/, '')
+  writeFileSync(
+    path.join(outdir, 'entries', `${subpath}.js`),
+    `// toolsmith/${subpath}: these bindings of the root entry (one module graph with 'toolsmith').\nexport { ${names.join(', ')} } from '../index.js'\n`,
+  )
+}
+
+/** The names an entry module exports (values only: types are gone after esbuild). */
+async function exportNames(entry) {
+  const result = await build({ entryPoints: [entry], bundle: true, write: false, metafile: true, format: 'esm', platform: 'node', packages: 'external', outdir: path.join(outdir, '.exports'), logLevel: 'warning' })
+  return Object.values(result.metafile.outputs).find((output) => output.entryPoint !== undefined).exports.sort()
+}
 
 // Left out of the CLI bundle: the optional peers (an application's own copy,
 // or absent: the kit loads them on first use and says how to install them),

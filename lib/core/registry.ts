@@ -48,11 +48,14 @@ export class Registry {
    *   plain object (the `ValidationException` is the cause).
    */
   constructor(initial: Record<string, unknown> = {}) {
-    try {
-      validateOrThrow(registrySchema, initial, { convert: false })
-    } catch (error) {
-      // validateOrThrow throws only ValidationException, whose message lists the failures.
-      throw new E_INVALID_INITIAL_REGISTRY_VALUE(`A Registry must be created from a plain object: ${(error as Error).message}`, { cause: error })
+    // The schema accepts exactly the plain objects: joi runs only to word the refusal.
+    if (!isPlainObject(initial)) {
+      try {
+        validateOrThrow(registrySchema, initial, { convert: false })
+      } catch (error) {
+        // validateOrThrow throws only ValidationException, whose message lists the failures.
+        throw new E_INVALID_INITIAL_REGISTRY_VALUE(`A Registry must be created from a plain object: ${(error as Error).message}`, { cause: error })
+      }
     }
     this.#data = clone(initial) as Record<string, unknown>
   }

@@ -74,6 +74,34 @@ export type {
 
 const warnedNames = new Set<string>()
 
+/**
+ * Definitions the kit wrote itself (the built-in tools'): constants that
+ * satisfy {@link Tool.schema} (spec/tools/ready_instances.spec.ts checks
+ * each), so the constructor applies the schema's defaults without running
+ * joi. `import 'toolsmith'` builds the five ready tools, and validating
+ * five definitions was the larger part of that.
+ */
+const kitDefinitions = new WeakSet<object>()
+
+/**
+ * Mark a tool definition as the kit's own: see `kitDefinitions`. Not for
+ * definitions that come from outside the kit.
+ *
+ * @param raw - A definition written in the kit's source.
+ * @returns `raw`.
+ * @internal
+ */
+export function kitDefinition<T extends object>(raw: T): T {
+  kitDefinitions.add(raw)
+  return raw
+}
+
+/** A joi input schema as `validate` runs it: required, labelled `args` unless it has a label. */
+function requiredArgs<Args>(input: ObjectSchema<Args>): ObjectSchema<Args> {
+  const required = input.required()
+  return required.$_getFlag('label') === undefined ? required.label('args') : required
+}
+
 /** `asyncValidateOrThrow`'s defaults plus `convert: false`, built once. */
 const VALIDATE_OPTIONS = { abortEarly: false, convert: false } as const
 
@@ -166,8 +194,12 @@ export class Tool<
   readonly roles: Readonly<ArgumentRoles> | undefined
 
   readonly #handler: ToolHandler<Args>
-  /** A joi `inputSchema`, made required: a joi object lets `undefined` through, and every handler would meet it. */
-  readonly #argsSchema: ObjectSchema<Args> | undefined
+  /**
+   * A joi `inputSchema`, made required (a joi object lets `undefined`
+   * through, and every handler would meet it); built by the first
+   * validation, as each joi modifier clones the schema.
+   */
+  #argsSchema: ObjectSchema<Args> | undefined
   /** A Standard Schema `inputSchema` and its JSON Schema (what `describe()` carries). */
   readonly #standard: { schema: StandardInputSchema<Args>; json: Record<string, unknown> } | undefined
   /** The input schema's description when it has a `date()` (see `reviveJsonDates`), `null` when it has none. */
@@ -180,11 +212,15 @@ export class Tool<
    */
   constructor(raw: RawTool<A, Args, S>) {
     let valid: Required<Pick<RawTool<A, Args, S>, 'ephemeral' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args, S>
-    try {
-      valid = validateOrThrow(rawToolSchema, raw, { convert: false }) as typeof valid
-    } catch (error) {
-      const message = error instanceof ValidationException ? error.message : errorSummary(error)
-      throw new E_INVALID_INITIAL_TOOL_VALUE(`Invalid tool definition: ${message}`, { cause: error })
+    if (kitDefinitions.has(raw)) {
+      valid = { ephemeral: false, onCollision: 'throw', sideEffect: false, ...raw }
+    } else {
+      try {
+        valid = validateOrThrow(rawToolSchema, raw, { convert: false }) as typeof valid
+      } catch (error) {
+        const message = error instanceof ValidationException ? error.message : errorSummary(error)
+        throw new E_INVALID_INITIAL_TOOL_VALUE(`Invalid tool definition: ${message}`, { cause: error })
+      }
     }
     this.name = valid.name
     this.description = valid.description
@@ -192,9 +228,6 @@ export class Tool<
     const input: ToolInputSchema<Args> = valid.inputSchema
     if (isStandardInputSchema(input)) {
       this.#standard = { schema: input as StandardInputSchema<Args>, json: standardJsonOf(valid.name, input) }
-    } else {
-      const required = (input as ObjectSchema<Args>).required()
-      this.#argsSchema = required.$_getFlag('label') === undefined ? required.label('args') : required
     }
     this.outputSchema = valid.outputSchema
     this.artifactConstructor = valid.artifactConstructor
@@ -205,7 +238,7 @@ export class Tool<
     this.idempotent = valid.idempotent ?? !valid.sideEffect
     this.redact = valid.redact
     this.reconcile = valid.reconcile
-    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, this.#standard?.json ?? this.#argsSchema!)
+    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, this.#standard?.json ?? (input as ObjectSchema<Args>))
     this.#handler = valid.handler
     if (this.sideEffect && !this.idempotent && valid.handler.length < 4) {
       warnIdempotencyKeyUnreachable(this.name, 'handler takes fewer than 4 parameters and')
@@ -241,7 +274,7 @@ export class Tool<
    */
   async validate(args: unknown): Promise<Args> {
     if (this.#standard !== undefined) return validateStandard(this.name, this.#standard.schema, args)
-    const argsSchema = this.#argsSchema!
+    const argsSchema = (this.#argsSchema ??= requiredArgs(this.inputSchema as ObjectSchema<Args>))
     try {
       // Straight to joi with one shared options object: `asyncValidateOrThrow`
       // spreads a fresh options object per call, which costs joi a slow

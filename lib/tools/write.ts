@@ -3,34 +3,13 @@
  *
  * @module
  */
-import { E_TOOL_CONTENT_TOO_LARGE } from '../exceptions.js'
-import { Tool, type ToolCallInfo } from '../core/tool.js'
+import { Tool, kitDefinition } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
-import { writeFileAtomic } from '../sandbox/files/atomic_write.js'
-import { assertAsJudged, judgedPathIn } from '../sandbox/files/judged_path.js'
-import { assertFilePathInput, resolveInRoot } from '../sandbox/files/paths.js'
-import { assertNotProtected } from '../sandbox/files/protected_paths.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
-import { assertNotAborted } from './cancel.js'
+import type { WriteArgs, RedactedWriteArgs } from './builtin_args.js'
 
-/** Arguments of `write`. */
-export interface WriteArgs {
-  /** Destination path, relative to the sandbox root or absolute inside it. */
-  path: string
-  /** The complete new content of the file. */
-  content: string
-}
-
-/** What events, logs and journals record for a `write` call instead of its content. */
-export interface RedactedWriteArgs {
-  /** The destination path as given. */
-  path: string
-  /** UTF-8 size of the content. */
-  contentBytes: number
-  /** SHA-256 of the content, hex. */
-  contentHash: string
-}
+export type { WriteArgs, RedactedWriteArgs } from './builtin_args.js'
 
 const writeSchema: ObjectSchema<WriteArgs> = validator.object<WriteArgs>({
   path: validator.string().allow('').required().description('Destination file path, relative to the sandbox root'),
@@ -57,7 +36,7 @@ export class WriteTool extends Tool<any, WriteArgs> {
    * @param sandbox - The sandbox whose root and limits apply.
    */
   constructor(sandbox: Sandbox) {
-    super({
+    super(kitDefinition({
       name: 'write',
       description:
         'Create or overwrite a file inside the sandbox with the given content (parent directories are created). ' +
@@ -72,38 +51,18 @@ export class WriteTool extends Tool<any, WriteArgs> {
         contentHash: sha256Hex(content),
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
-      handler: (args, _ctx, _meta, call) => writeFileHandler(sandbox, args, call),
-    })
+      handler: async (args, _ctx, _meta, call) => (await loadWriteRun()).writeFileHandler(sandbox, args, call),
+    }))
   }
 }
 
+let writeRun: Promise<typeof import('./write_run.js')> | undefined
+
 /**
- * The `write` tool's handler, as a function of its sandbox: what
- * `WriteTool` runs after validation.
- *
- * @param sandbox - The sandbox whose root and limits apply.
- * @param args - Validated args.
- * @param call - The call (its abort signal is honoured).
- * @returns The tool's result text.
- * @internal
+ * The half of `write` that runs a call, loaded by the first call:
+ * `import 'toolsmith'` then compiles none of it.
  */
-export async function writeFileHandler(sandbox: Sandbox, { path, content }: WriteArgs, call: ToolCallInfo): Promise<string> {
-  assertFilePathInput(path)
-  const data = Buffer.from(content, 'utf8')
-  if (data.length > sandbox.maxOutputBytes) {
-    throw new E_TOOL_CONTENT_TOO_LARGE(
-      `The content is ${data.length} bytes, over the ${sandbox.maxOutputBytes}-byte limit; write the file in smaller pieces or generate it with bash`,
-      { details: { path, contentBytes: data.length, limit: sandbox.maxOutputBytes } },
-    )
-  }
-  // A permission gate's judged path (if any): the write goes exactly there.
-  const judged = await judgedPathIn(call, 'path', path, sandbox)
-  const resolved = await resolveInRoot(sandbox, path)
-  sandbox.credentials.assertAllowed(resolved, 'write')
-  assertAsJudged(judged, resolved)
-  // Never create or change what runs code on the host later (readOnlyPaths), judged by the real path.
-  assertNotProtected(sandbox.protectedPaths, resolved)
-  assertNotAborted(call.signal, `writing ${JSON.stringify(path)}`)
-  await writeFileAtomic(resolved, data)
-  return 'ok'
+function loadWriteRun(): Promise<typeof import('./write_run.js')> {
+  writeRun ??= import('./write_run.js')
+  return writeRun
 }

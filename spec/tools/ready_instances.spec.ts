@@ -35,3 +35,37 @@ describe('the ready instances (issue 12)', () => {
     expect(out).toBe('first-use directory')
   })
 })
+
+describe('the built-in definitions', () => {
+  // The built-ins' constructors skip joi on their own constant definitions
+  // (it was most of what building the ready tools at import cost): each
+  // definition, as the instance shows it, must satisfy Tool.schema, and the
+  // defaults the constructor applies must be the ones joi would.
+  const definitionOf = (tool: Tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    sideEffect: tool.sideEffect,
+    idempotent: tool.idempotent,
+    ...(tool.roles === undefined ? {} : { roles: { ...tool.roles } }),
+    ...(tool.redact === undefined ? {} : { redact: tool.redact }),
+    handler: () => '',
+  })
+
+  it.each(['read', 'write', 'edit', 'grep', 'bash'] as const)('%s satisfies Tool.schema, and its defaults are joi’s', (name) => {
+    const tool = tools[name]
+    const { error, value } = Tool.schema.validate(definitionOf(tool), { convert: false })
+    expect(error).toBeUndefined()
+    expect({ ephemeral: tool.ephemeral, onCollision: tool.onCollision, sideEffect: tool.sideEffect }).toEqual({
+      ephemeral: value.ephemeral,
+      onCollision: value.onCollision,
+      sideEffect: value.sideEffect,
+    })
+    // The same definition through the validating path gives the same tool.
+    const validated = new Tool(definitionOf(tool))
+    for (const field of ['name', 'description', 'sideEffect', 'idempotent', 'ephemeral', 'onCollision', 'roles', 'outputSchema'] as const) {
+      expect(validated[field], field).toEqual(tool[field])
+    }
+    expect(validated.describe()).toEqual(tool.describe())
+  })
+})
