@@ -22,7 +22,7 @@ export const networkProxyFigure: Figure = {
   title: 'bash through the allowlist proxy vs the whole network',
   async run(config) {
     const probe = new Sandbox({ allowNetwork: { domains: ['localhost'] } })
-    const reason = probe.networkGateway()
+    const reason = await probe.networkGateway()
     if (typeof reason === 'string') throw new Error(`the allowlist proxy cannot run here: ${reason}`)
     await probe.close()
 

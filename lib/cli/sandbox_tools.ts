@@ -68,7 +68,7 @@ function asFlags(message: string): string {
 function withRefusingProxy(sandbox: Sandbox, options: SandboxOptions): Sandbox {
   if (options.allowNetwork !== undefined || options.isolation !== undefined) return sandbox
   const candidate = new Sandbox({ ...options, allowNetwork: { domains: [] } })
-  return typeof candidate.networkGateway() === 'string' ? sandbox : candidate
+  return candidate.networkGatewayProblem() === undefined ? candidate : sandbox
 }
 
 function assertDirectory(dir: string, command: string): void {

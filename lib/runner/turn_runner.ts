@@ -16,7 +16,6 @@ import { checkpointKeyOf, decodeMessages, type CheckpointKey } from './checkpoin
 import type { TurnEvent, TurnEventListener } from './events.js'
 import type { TurnModel } from '../providers/messages.js'
 import { ResultSpooler } from './result_spooler.js'
-import { Turn } from './turn.js'
 import type {
   RunnerState,
   TurnIdentity,
@@ -146,6 +145,7 @@ export class TurnRunner {
    * @throws `E_TURN_ABORTED` when `signal` fires; whatever the model callback throws.
    */
   async run(prompt: string, options: TurnRunOptions = {}): Promise<TurnResult> {
+    const { Turn } = await loadTurn()
     return await new Turn(this, prompt, options, this.#services(options), undefined).run()
   }
 
@@ -200,6 +200,7 @@ export class TurnRunner {
     // given) is refused here, not halfway through the turn.
     const decoded = decodeMessages(checkpoint.messagesJson, checkpoint, this.#checkpointKey)
     this.#seq = Math.max(this.#seq, state.seq)
+    const { Turn } = await loadTurn()
     return await new Turn(this, checkpoint.prompt, options, this.#services(options), { checkpoint, claims: state.claims, decoded }).run()
   }
 
@@ -271,3 +272,13 @@ function safeCall(listener: TurnEventListener | undefined, event: TurnEvent): vo
   }
 }
 
+let turnModule: Promise<typeof import('./turn.js')> | undefined
+
+/**
+ * The turn loop (`turn.ts` and what only it uses), loaded by the first
+ * `run` or `resume`: `import 'toolsmith'` then compiles none of it.
+ */
+function loadTurn(): Promise<typeof import('./turn.js')> {
+  turnModule ??= import('./turn.js')
+  return turnModule
+}

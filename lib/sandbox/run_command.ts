@@ -213,7 +213,7 @@ export function launchPlan(
 }
 
 async function openLease(sandbox: Sandbox, decisions: NetworkDecision[], onDecision: SandboxCommand['onNetworkDecision']): Promise<GatewayLease> {
-  const gateway = sandbox.networkGateway()
+  const gateway = await sandbox.networkGateway()
   if (typeof gateway === 'string') throw networkUnavailable(gateway)
   try {
     return await gateway.lease({

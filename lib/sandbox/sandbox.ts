@@ -15,8 +15,7 @@ import { selectEngine, type SandboxEngine, type SandboxIsolation } from './os/en
 import { findSystemExecutable } from './os/isolation.js'
 import { limitsEnforcement, type SandboxLimits } from './os/limits.js'
 import { NetworkAllowlist } from './network/network_allowlist.js'
-import { NetworkGateway } from './network/network_gateway.js'
-import { NetworkProxy } from './network/network_proxy.js'
+import type { NetworkGateway } from './network/network_gateway.js'
 import { resolveInRoot, resolveRealRoot } from './files/paths.js'
 import { assertRootDirectory } from './files/root_dir.js'
 import { ProtectedPaths } from './files/protected_paths.js'
@@ -213,12 +212,12 @@ export class Sandbox {
   }
 
   /**
-   * The allowlist proxy's gateway (started on first use by `bash`), or the
-   * reason there can be none.
+   * Why this sandbox can run no allowlist proxy, or `undefined` when it can
+   * (nothing is started).
    *
    * @internal
    */
-  networkGateway(): NetworkGateway | string {
+  networkGatewayProblem(): string | undefined {
     if (this.#allowlist === undefined) return 'this sandbox has no domain allowlist'
     if (this.#closed) return 'the sandbox was closed'
     const engine = this.engine
@@ -227,10 +226,29 @@ export class Sandbox {
         ? 'the kernel refuses a network namespace here, and the allowlist needs one'
         : 'the network allowlist needs the OS sandbox (bubblewrap), which this sandbox does not use'
     }
-    const bwrap = probeBubblewrap().bwrap
-    const nsenter = findSystemExecutable('nsenter')
-    if (bwrap === undefined || nsenter === undefined) return 'nsenter (util-linux) is not installed'
-    this.#gateway ??= new NetworkGateway({ bwrap, nsenter }, new NetworkProxy(this.#allowlist))
+    if (probeBubblewrap().bwrap === undefined || findSystemExecutable('nsenter') === undefined) return 'nsenter (util-linux) is not installed'
+    return undefined
+  }
+
+  /**
+   * The allowlist proxy's gateway (started on first use by `bash`), or the
+   * reason there can be none. The proxy's code loads with the first one:
+   * only an allowlist sandbox's `bash` pays for it.
+   *
+   * @internal
+   */
+  async networkGateway(): Promise<NetworkGateway | string> {
+    const problem = this.networkGatewayProblem()
+    if (problem !== undefined) return problem
+    if (this.#gateway === undefined) {
+      const [{ NetworkGateway }, { NetworkProxy }] = await Promise.all([import('./network/network_gateway.js'), import('./network/network_proxy.js')])
+      // Closed, or started by a concurrent call, while the code loaded.
+      if (this.#closed) return 'the sandbox was closed'
+      this.#gateway ??= new NetworkGateway(
+        { bwrap: probeBubblewrap().bwrap!, nsenter: findSystemExecutable('nsenter')! },
+        new NetworkProxy(this.#allowlist!),
+      )
+    }
     return this.#gateway
   }
 
