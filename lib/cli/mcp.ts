@@ -8,7 +8,6 @@ import type { McpServerOptions } from '../surfaces/mcp/mcp_server.js'
 import { probeBubblewrapAsync } from '../sandbox/os/bubblewrap_probe.js'
 import { mcpSdk, mcpStdioSdk } from '../surfaces/mcp/mcp_sdk.js'
 import { serveMcpStdio } from '../surfaces/mcp/mcp_stdio_serve.js'
-import { parseHttpBinding, serveHttp } from './mcp_http.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
 import { commandJournal } from './journal_option.js'
@@ -28,7 +27,10 @@ import { packageVersion } from './version.js'
  */
 export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<number> {
   if (parsed.args.length > 0) throw new CliUsageError(`Unexpected argument "${parsed.args[0]}"`, 'mcp')
-  const binding = parsed.http === undefined ? undefined : parseHttpBinding(parsed.http)
+  // The HTTP half (the SDK's Node adapter and hono) loads only for --http:
+  // a stdio server's start-up does not compile it.
+  const http = parsed.http === undefined ? undefined : await import('./mcp_http.js')
+  const binding = parsed.http === undefined ? undefined : http!.parseHttpBinding(parsed.http)
   // Start-up is what an MCP client waits for. The bubblewrap probe (bwrap
   // run in child processes, which decides how bash is sandboxed) and loading
   // the MCP SDK (the largest part, all on this thread) are independent: run
@@ -59,7 +61,7 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
   try {
     if (binding !== undefined) {
       const origins = parsed.allowedOrigins
-      return await serveHttp(binding, Object.values(tools), origins === undefined ? options : { ...options, allowedOrigins: ['localhost', '127.0.0.1', '[::1]', ...origins] }, io)
+      return await http!.serveHttp(binding, Object.values(tools), origins === undefined ? options : { ...options, allowedOrigins: ['localhost', '127.0.0.1', '[::1]', ...origins] }, io)
     }
     await serveStdio(Object.values(tools), options, io)
     return 0
