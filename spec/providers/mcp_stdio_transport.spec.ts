@@ -1,9 +1,12 @@
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it, vi } from 'vitest'
-import { E_INVALID_OPTIONS, McpStdioServerTransport, Tool, createMcpServer, validator } from '../../lib/index.js'
+import { E_INVALID_OPTIONS, McpStdioServerTransport, Tool, createMcpServer, createTools, validator } from '../../lib/index.js'
+import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { createTicketTool } from './support/custom_tools.js'
 
 /** A transport on two in-process pipes, and what it wrote. */
@@ -195,4 +198,57 @@ describe('createMcpServer on McpStdioServerTransport, driven by the SDK Client',
     expect(() => createMcpServer([slow], { name: 's', version: '1', progressIntervalMs: 0 })).toThrow(E_INVALID_OPTIONS)
     expect(() => createMcpServer([slow], { name: 's', version: '1', progressIntervalMs: Number.POSITIVE_INFINITY })).not.toThrow()
   })
+})
+
+describe('a running bash call’s output in progress notifications', () => {
+  const serve = async (progressIntervalMs: number) => {
+    const root = trackedMkdtemp(path.join(tmpdir(), 'toolsmith-mcp-output-'))
+    const { bash } = createTools({ rootDir: root })
+    const server = createMcpServer([bash], { name: 's', version: '1', progressIntervalMs })
+    const toServer = new PassThrough()
+    const fromServer = new PassThrough()
+    await server.connect(new McpStdioServerTransport(toServer, fromServer))
+    const client = new Client({ name: 'c', version: '1' })
+    await client.connect(clientSide(toServer, fromServer))
+    return client
+  }
+
+  it('sends the output as it arrives, before the answer, in notifications of its own', async () => {
+    const client = await serve(60_000)
+    const seen: { progress: number; message?: string }[] = []
+    const result = await client.callTool(
+      { name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'echo first; sleep 1.5; echo second'] } },
+      undefined,
+      { onprogress: (p) => seen.push(p) },
+    )
+    expect(result.content).toEqual([{ type: 'text', text: 'first\nsecond\n' }])
+    // Two notifications, not one at the end: "first" was sent while the command slept.
+    expect(seen.map((p) => p.message)).toEqual(['first\n', 'second\n'])
+    expect(seen.map((p) => p.progress)).toEqual([1, 2])
+    await client.close()
+  }, 30_000)
+
+  it('caps one notification at 4 KB and says how much it left out; Infinity sends nothing', async () => {
+    const client = await serve(60_000)
+    const seen: { message?: string }[] = []
+    await client.callTool(
+      { name: 'bash', arguments: { cmd: 'sh', args: ['-c', "head -c 300000 /dev/zero | tr '\\0' a"] } },
+      undefined,
+      { onprogress: (p) => seen.push(p) },
+    )
+    // 300 KB cannot come in bursts small and slow enough to fit: some notification is cut.
+    expect(seen.some((p) => p.message?.includes('bytes not shown'))).toBe(true)
+    for (const { message } of seen) {
+      expect(message).toMatch(/^a{1,4096}(\n\[… \d+ bytes not shown …\])?$/)
+      if (message?.includes('not shown')) expect(message.indexOf('\n')).toBe(4096)
+    }
+    await client.close()
+
+    const silent = await serve(Number.POSITIVE_INFINITY)
+    const none: unknown[] = []
+    const result = await silent.callTool({ name: 'bash', arguments: { cmd: 'sh', args: ['-c', 'echo quiet'] } }, undefined, { onprogress: (p) => none.push(p) })
+    expect(result.content).toEqual([{ type: 'text', text: 'quiet\n' }])
+    expect(none).toEqual([])
+    await silent.close()
+  }, 30_000)
 })

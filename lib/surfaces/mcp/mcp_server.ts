@@ -32,6 +32,7 @@ import { dropOptionalNulls } from '../../providers/optional_nulls.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
 import { resolveMaxResultBytes } from '../../providers/tool_result_text.js'
 import { toMcpCallResult } from './mcp_call_result.js'
+import { startCallProgress } from './mcp_progress.js'
 import type { McpSdkServer } from './mcp_types.js'
 
 /** Options of {@link createMcpServer}. */
@@ -106,8 +107,9 @@ export interface McpServerOptions {
   /**
    * How often a running `tools/call` sends `notifications/progress` when the
    * client asked for it (`_meta.progressToken`): milliseconds, an integer
-   * ≥ 10, or `Infinity` for none. Each notification's `progress` counts up
-   * from 1 and its `message` says how long the call has run.
+   * ≥ 10, or `Infinity` for none (no output either). Each notification's
+   * `progress` counts up from 1 and its `message` says how long the call has
+   * run; a running `bash` call's output comes in notifications of its own.
    *
    * @defaultValue 1000
    */
@@ -145,7 +147,9 @@ export interface McpServerOptions {
  * `notifications/progress` every `progressIntervalMs` (1 s) until it ends:
  * `progress` counts 1, 2, 3…, `message` is e.g. `bash running for 2.0 s`, and
  * there is no `total`. A client that resets its timeout on progress keeps
- * waiting for a long `bash` or `grep`.
+ * waiting for a long `bash` or `grep`. A running `bash` call's output is
+ * sent too, as it arrives: gathered for 50 ms, as the `message` of
+ * notifications of its own (at most 4 KB each); the result is unchanged.
  *
  * `tools/list` and `tools/call` are served through the SDK's
  * `fallbackRequestHandler` (so their params are checked here, not by the
@@ -276,12 +280,15 @@ export function buildMcpServer(serving: McpServing): McpSdkServer {
     const traceContext = traceContextFromMeta(isPlainObject(request.params) ? request.params._meta : undefined)
     // The request id is no identity across connections (clients count from 1):
     // only the client's own key makes the call durable.
+    // Asked for progress: a heartbeat, and a running bash call's output as it arrives.
+    const progress = progressToken === undefined ? undefined : startCallProgress(tool.name, progressToken, progressEveryMs, extra, context.onToolOutput)
     const callContext = {
       ...createCallContext(context, {
         toolCallId,
         ...(idempotencyKey === undefined ? {} : { idempotencyScope: idempotencyKey }),
         // A `traceparent` in the request's `_meta` makes the call's span a child of the client's.
         ...(traceContext === undefined ? {} : { traceContext }),
+        ...(progress?.onToolOutput === undefined ? {} : { onToolOutput: progress.onToolOutput }),
       }),
       ...overlay,
       abortSignal: link?.signal ?? signal,
@@ -289,7 +296,6 @@ export function buildMcpServer(serving: McpServing): McpSdkServer {
     const approval = asksClient ? clientApproval(server, extra, inputEnded ?? transportInputEnded(server), approvalTimeoutMs) : undefined
     const permissions = approval === undefined ? gate : (gate as Permissions).withApprover(approval.approver, 'mcp-elicitation')
     const ctx = permissions === undefined ? callContext : { ...callContext, permissions }
-    const progress = progressToken === undefined ? undefined : startProgress(tool.name, progressToken, progressEveryMs, extra)
     try {
       const args = given ?? {}
       const result = await tool.executor(ctx)(options.dropOptionalNulls === false ? args : dropOptionalNulls(tool, args))
@@ -301,7 +307,7 @@ export function buildMcpServer(serving: McpServing): McpSdkServer {
       if (question !== undefined) return question
       return { isError: true, content: [{ type: 'text', text: toolFailureText(error) }] }
     } finally {
-      if (progress !== undefined) clearInterval(progress)
+      progress?.stop()
       link?.release()
     }
   }
@@ -376,33 +382,6 @@ function kindOf(value: unknown): string {
   if (value === undefined) return 'none'
   if (value === null) return 'null'
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`
-}
-
-/**
- * Send `notifications/progress` every `everyMs` while a call runs: the
- * client asked for it with `_meta.progressToken`, and a client that resets
- * its timeout on progress (the SDK's `resetTimeoutOnProgress`) then keeps
- * waiting for a long `bash` or `grep` instead of giving up. The tools report
- * no fraction done, so `progress` counts the notifications (it must
- * increase) and `message` says how long the call has run; there is no
- * `total`.
- */
-function startProgress(toolName: string, progressToken: ProgressToken, everyMs: number, extra: ServerContext): NodeJS.Timeout | undefined {
-  if (everyMs === Number.POSITIVE_INFINITY) return undefined
-  const started = performance.now()
-  let count = 0
-  const timer = setInterval(() => {
-    count++
-    const seconds = (performance.now() - started) / 1000
-    extra.mcpReq
-      .notify({
-        method: 'notifications/progress',
-        params: { progressToken, progress: count, message: `${toolName} running for ${seconds.toFixed(seconds < 10 ? 1 : 0)} s` },
-      })
-      .catch(() => undefined) // the connection closed: the call's own answer fails the same way
-  }, everyMs)
-  timer.unref()
-  return timer
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 1000
