@@ -36,6 +36,7 @@ export async function loadExeca(): Promise<void> {
 import { E_TOOL_COMMAND_FAILED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR } from '../../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
 import { childDescriptors } from './descriptors.js'
+import type { SpawnGate } from './launch_gate.js'
 import { hostFds, leaderHeld, readStat, rememberRun, TreeTracker, type LiveRun } from './process_tree.js'
 
 /**
@@ -93,6 +94,8 @@ export interface SpawnRequest {
    * Owned by the run: the kit's copies are closed once the child is spawned, or failed to be.
    */
   descriptors?: ReadonlyArray<{ readonly childFd: number; readonly hostFd: number }> | undefined
+  /** Hold the command after bwrap's set-up until its mounts are checked (`launch_gate.ts`): two more pipes. */
+  gate?: SpawnGate | undefined
 }
 
 /**
@@ -129,6 +132,10 @@ export function spawnCaptured(request: SpawnRequest): CapturedRun {
   if (request.passFd !== undefined) passed.set(3, request.passFd)
   for (const { fd } of request.inputs ?? []) passed.set(fd, 'pipe')
   for (const { childFd, hostFd } of request.descriptors ?? []) passed.set(childFd, hostFd)
+  if (request.gate !== undefined) {
+    passed.set(request.gate.blockFd, 'pipe')
+    passed.set(request.gate.infoFd, 'pipe')
+  }
   let subprocess: ResultPromise
   try {
     const { stdio, closer } = childDescriptors(passed)
