@@ -9,23 +9,7 @@
  */
 import type { Readable, Writable } from 'node:stream'
 import { killLeader } from './process_tree.js'
-import type { CapturedRun } from './spawn.js'
-
-/**
- * What the engine asks of the spawn (the engine's `LaunchGate`).
- *
- * @internal
- */
-export interface SpawnGate {
-  /** The child's descriptor bwrap blocks on. */
-  readonly blockFd: number
-  /** The child's descriptor bwrap writes `{"child-pid": N, …}` to. */
-  readonly infoFd: number
-  /** Look once at the child's mounts: still setting up, as planned, or the error to fail the call with. */
-  check(childPid: number): 'pending' | 'ready' | Error
-  /** The error for a sandbox that exited by itself before the release (its output is bwrap's), if it has a better one than the exit status. */
-  explainEarlyExit?(output: string): Error | undefined
-}
+import type { CapturedRun, SpawnGate } from './spawn.js'
 
 /** How the hold ended: the command was let go, the sandbox exited before (bwrap failed), or the check refused (the sandbox was killed). */
 export type HoldOutcome = 'released' | 'exited' | Error
@@ -80,7 +64,8 @@ export function holdUntilChecked(run: CapturedRun, gate: SpawnGate): Promise<Hol
     const poll = (childPid: number): void => {
       if (exited) {
         block.destroy()
-        return finish('exited')
+        finish('exited')
+        return
       }
       const verdict = gate.check(childPid)
       if (verdict === 'pending') {
@@ -89,7 +74,8 @@ export function holdUntilChecked(run: CapturedRun, gate: SpawnGate): Promise<Hol
       }
       if (verdict === 'ready') {
         block.end(Buffer.of(1), () => block.destroy())
-        return finish('released')
+        finish('released')
+        return
       }
       // Kill before closing the pipe: end-of-file alone would release the command.
       killLeader(run)

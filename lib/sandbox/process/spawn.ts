@@ -36,8 +36,23 @@ export async function loadExeca(): Promise<void> {
 import { E_TOOL_COMMAND_FAILED, E_TOOL_COMMAND_NOT_FOUND, E_TOOL_IO_ERROR } from '../../exceptions.js'
 import { BoundedCapture, type CaptureMode } from './capture.js'
 import { childDescriptors } from './descriptors.js'
-import type { SpawnGate } from './launch_gate.js'
 import { hostFds, leaderHeld, readStat, rememberRun, TreeTracker, type LiveRun } from './process_tree.js'
+
+/**
+ * What the engine asks of the spawn (the engine's `LaunchGate`), held by `launch_gate.ts`.
+ *
+ * @internal
+ */
+export interface SpawnGate {
+  /** The child's descriptor bwrap blocks on. */
+  readonly blockFd: number
+  /** The child's descriptor bwrap writes `{"child-pid": N, …}` to. */
+  readonly infoFd: number
+  /** Look once at the child's mounts: still setting up, as planned, or the error to fail the call with. */
+  check(childPid: number): 'pending' | 'ready' | Error
+  /** The error for a sandbox that exited by itself before the release (its output is bwrap's), if it has a better one than the exit status. */
+  explainEarlyExit?(output: string): Error | undefined
+}
 
 /**
  * What to spawn and how to capture it.
