@@ -156,6 +156,14 @@ describe.skipIf(!osSandbox)('the sandbox checks its mounts before the command ru
     for (let i = 0; i < 5; i++) expect(await run(`echo run${i}`)).toMatchObject({ ok: true, text: expect.stringContaining(`run${i}`) })
   })
 
+  it('a masked folder under a name with a space (octal-escaped in mountinfo) passes the check; it reads as empty', async () => {
+    const secrets = makeSecrets()
+    const result = await run('ls -A "home dir/.ssh"; echo listed', [secrets.masked])
+    expect(result).toMatchObject({ ok: true })
+    expect(result.text).toMatch(/listed/)
+    expect(result.text).not.toContain('id_ed25519')
+  })
+
   it('a root with nothing to protect inside runs as before (no hold)', async () => {
     fs.rmSync(path.join(root, 'sub'), { recursive: true })
     let planned: readonly unknown[] | undefined
