@@ -18,6 +18,7 @@ import path from 'node:path'
 import { lstatOrUndefined, realpathOrUndefined } from './host_paths.js'
 import { isInView, replaceHostRoot, type HostView } from './host_view.js'
 import { kernelInterfaceFlags } from './kernel_interfaces.js'
+import type { ExpectedMount } from './mount_check.js'
 
 /**
  * An extra writable path, resolved once (when the sandbox's engine was
@@ -63,6 +64,12 @@ export interface BubblewrapPolicy {
   hostView?: HostView | undefined
   /** Size in bytes of the private `/tmp` and `/run` (tmpfs `size=`); `undefined`: the kernel's default (half the RAM). */
   tmpBytes?: number | undefined
+  /**
+   * Descriptors for bwrap's `--block-fd` and `--info-fd`, passed only when
+   * some mount lands inside a writable place: the kit then checks the
+   * mounts before it lets the command run (`mount_check.ts`).
+   */
+  gate?: { readonly blockFd: number; readonly infoFd: number } | undefined
 }
 
 /**
@@ -160,10 +167,18 @@ function isWithin(inner: string, outer: string): boolean {
  * @param policy - What is writable, read-only and unreadable.
  * @param file - Absolute path of the program.
  * @param args - Its arguments.
+ * @param descriptors - Filled with the descriptors of `--bind-fd` sources (bound by path when omitted).
+ * @param expected - Filled with the mounts inside writable places, to check before the command runs.
  * @returns The argument vector for `bwrap`.
  * @internal
  */
-export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: readonly string[], descriptors?: BoundDescriptor[]): string[] {
+export function bubblewrapArgs(
+  policy: BubblewrapPolicy,
+  file: string,
+  args: readonly string[],
+  descriptors?: BoundDescriptor[],
+  expected?: ExpectedMount[],
+): string[] {
   const view = policy.hostView
   const argv = withTmpSize([...(view === undefined ? BASE_FLAGS : replaceHostRoot(BASE_FLAGS, view)), ...kernelInterfaceFlags()], policy.tmpBytes)
   if (policy.unshareNetwork) argv.push('--unshare-net')
@@ -198,23 +213,46 @@ export function bubblewrapArgs(policy: BubblewrapPolicy, file: string, args: rea
     if (descriptors === undefined) argv.push(flag === '--bind-fd' ? '--bind' : '--ro-bind', real, real)
     else argv.push(flag, String(openBindSource(real, descriptors)), real)
   }
+  // But bwrap resolves a bind's destination inside the new namespace, where
+  // the same swap can move the mount itself: every destination inside a
+  // writable place is recorded (the last mount at a path is the top one).
+  const inPlaces = new Map<string, boolean>()
+  const expect = (real: string, readOnlyMount: boolean): void => {
+    if (places.some((place) => isWithin(real, place) && real !== place)) inPlaces.set(real, readOnlyMount)
+  }
   const pinned = new Set<string>()
   for (const target of [...readOnly, ...unreadable, ...sockets]) {
     for (const folder of foldersBetween(places, target)) {
       if (pinned.has(folder)) continue
       pinned.add(folder)
       bindFrom('--bind-fd', folder)
+      expect(folder, false)
     }
   }
-  for (const socket of sockets) argv.push('--ro-bind', '/dev/null', socket)
-  for (const real of readOnly) bindFrom('--ro-bind-fd', real)
+  for (const socket of sockets) {
+    argv.push('--ro-bind', '/dev/null', socket)
+    expect(socket, true)
+  }
+  for (const real of readOnly) {
+    bindFrom('--ro-bind-fd', real)
+    expect(real, true)
+  }
   for (const real of unreadable) {
-    if (lstatOrUndefined(real)?.isDirectory()) argv.push('--perms', '0500', '--tmpfs', real, '--remount-ro', real)
-    // A plain --ro-bind mounts nodev (opening the device would be EACCES): bind
-    // /dev/null as a device, so the file reads as empty and writes vanish.
-    else argv.push('--dev-bind', '/dev/null', real)
+    if (lstatOrUndefined(real)?.isDirectory()) {
+      argv.push('--perms', '0500', '--tmpfs', real, '--remount-ro', real)
+      expect(real, true)
+    } else {
+      // A plain --ro-bind mounts nodev (opening the device would be EACCES): bind
+      // /dev/null as a device, so the file reads as empty and writes vanish.
+      argv.push('--dev-bind', '/dev/null', real)
+      expect(real, false)
+    }
   }
   if (policy.seccompFd !== undefined) argv.push('--seccomp', String(policy.seccompFd))
+  if (policy.gate !== undefined && expected !== undefined && inPlaces.size > 0) {
+    argv.push('--block-fd', String(policy.gate.blockFd), '--info-fd', String(policy.gate.infoFd))
+    for (const [real, readOnlyMount] of inPlaces) expected.push({ path: real, readOnly: readOnlyMount })
+  }
   // The strict profile's own root is a tmpfs bubblewrap made writable: nothing may be created beside the views.
   if (view !== undefined) argv.push('--remount-ro', '/')
   argv.push('--chdir', policy.cwd, '--', file, ...args)

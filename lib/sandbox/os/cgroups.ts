@@ -23,6 +23,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { unescapeMountinfo } from './mount_check.js'
 
 /** The two controllers the kit uses. */
 export type CgroupController = 'memory' | 'pids'
@@ -74,15 +75,11 @@ function mounts(): Mount[] {
     const fields = left.split(' ')
     const [type, , superOptions] = right.split(' ')
     if (type !== 'cgroup' && type !== 'cgroup2') continue
-    found.push({ root: unescapeOctal(fields[3] ?? '/'), point: unescapeOctal(fields[4] ?? ''), type, options: (superOptions ?? '').split(',') })
+    found.push({ root: unescapeMountinfo(fields[3] ?? '/'), point: unescapeMountinfo(fields[4] ?? ''), type, options: (superOptions ?? '').split(',') })
   }
   return found
 }
 
-/** mountinfo escapes space, tab, newline and backslash as octal. */
-function unescapeOctal(text: string): string {
-  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)))
-}
 
 /** The host path of the process's cgroup `inside` a hierarchy mounted at `mount`. */
 function hostPath(mount: Mount, inside: string): string | undefined {

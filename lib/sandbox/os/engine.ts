@@ -22,6 +22,7 @@ import { bubblewrapArgs, isVisibleInside, type BoundDescriptor, resolveWritableP
 import { probeBubblewrap } from './bubblewrap_probe.js'
 import { resolveReadablePaths, systemHostView, visibleSearchPath } from './host_view.js'
 import { probeIsolation, warnNotIsolated, wrapInNamespaces } from './isolation.js'
+import { checkSandboxMounts, explainSetupFailure, mountCheckSeam, type ExpectedMount, type MountVerdict } from './mount_check.js'
 import type { SyscallFilterStatus } from './seccomp.js'
 
 /** Which kernel isolation `bash` commands actually run under. */
@@ -113,6 +114,26 @@ export interface LaunchInput {
 /** The descriptor bwrap reads the seccomp program from. */
 export const SECCOMP_FD = 3
 
+/** bwrap's `--block-fd` (the child reads one byte before running the command) and `--info-fd` (bwrap writes the child's PID). */
+const GATE_FDS = { blockFd: 4, infoFd: 5 } as const
+
+/**
+ * A command held after the sandbox's set-up until its mounts are checked:
+ * the spawn reads `{"child-pid": N}` from `infoFd`, polls `check(N)` until
+ * it is no longer `'pending'`, then writes one byte to `blockFd` to let the
+ * command run (`'ready'`) or kills the sandbox and fails the call (an error).
+ */
+export interface LaunchGate {
+  /** The descriptor in the child that bwrap blocks on. */
+  readonly blockFd: number
+  /** The descriptor in the child that bwrap writes its JSON information to. */
+  readonly infoFd: number
+  /** Look once at the child's mounts. */
+  check(childPid: number): MountVerdict
+  /** The error for a sandbox bwrap stopped before the release, when its output says why in the kit's terms. */
+  explainEarlyExit?(output: string): Error | undefined
+}
+
 /** What to spawn for a command. */
 export interface LaunchPlan {
   file: string
@@ -128,6 +149,8 @@ export interface LaunchPlan {
    * mount plan); `runBounded` closes the kit's copies once the child is spawned.
    */
   descriptors?: readonly BoundDescriptor[]
+  /** Hold the command until its mounts are checked (the OS sandbox, when a mount lands inside a writable place). */
+  gate?: LaunchGate
 }
 
 /** An exit status as the engine reports it. */
@@ -212,6 +235,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
     seccomp: probe.seccomp,
     launch: (command) => {
       const descriptors: BoundDescriptor[] = []
+      const expected: ExpectedMount[] = []
       const args = bubblewrapArgs(
         {
           root: command.root,
@@ -226,11 +250,14 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
           seccompFd: seccompProgram === undefined ? undefined : SECCOMP_FD,
           hostView: readable === undefined ? undefined : systemHostView(readable),
           tmpBytes: settings.tmpBytes,
+          gate: GATE_FDS,
         },
         command.file,
         command.args,
         descriptors,
+        expected,
       )
+      mountCheckSeam.afterPlan?.(expected)
       return {
         file: command.join?.file ?? bwrap,
         args: command.join ? [...command.join.args, bwrap, ...args] : args,
@@ -239,6 +266,7 @@ function bubblewrapEngine(settings: EngineSettings): SandboxEngine {
         contained: true,
         ...(seccompProgram === undefined ? {} : { inputs: [{ fd: SECCOMP_FD, data: seccompProgram }] }),
         ...(descriptors.length === 0 ? {} : { descriptors }),
+        ...(expected.length === 0 ? {} : { gate: { ...GATE_FDS, check: (childPid: number) => checkSandboxMounts(childPid, expected), explainEarlyExit: explainSetupFailure } }),
       }
     },
     canStart: (file, root) =>

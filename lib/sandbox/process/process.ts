@@ -7,6 +7,7 @@
  */
 import { closeSync } from 'node:fs'
 import { E_TOOL_ABORTED, E_TOOL_TIMEOUT } from '../../exceptions.js'
+import { holdUntilChecked } from './launch_gate.js'
 import { forgetRun, killLeader } from './process_tree.js'
 import { loadExeca, spawnCaptured, spawnError, waitForExit, type CapturedRun, type Exit, type SpawnRequest } from './spawn.js'
 
@@ -80,12 +81,19 @@ export async function runBounded(options: BoundedRunOptions): Promise<BoundedRun
   }
   const run = spawnCaptured(options)
   const watchdog = armWatchdog(run, options)
+  // The OS sandbox holds the command until its mounts are checked; a refusal kills it before it ran.
+  const held = options.gate === undefined ? undefined : holdUntilChecked(run, options.gate)
   try {
     const exit = await waitForExit(run)
     // The exit status is known: a deadline or an abort from now on (while the
     // pipes drain) must not turn it into TOOL_TIMEOUT / TOOL_ABORTED.
     watchdog.disarm()
     await reapAfterExit(run)
+    const hold = await held
+    if (hold instanceof Error) throw hold
+    // bwrap failed before the command was let go: nothing ran, and bwrap's message may say why in the kit's terms.
+    const early = hold === 'exited' && watchdog.ending === undefined ? options.gate?.explainEarlyExit?.(run.output.render()) : undefined
+    if (early !== undefined) throw early
     return settle(run, exit, watchdog.ending, options)
   } finally {
     watchdog.disarm()

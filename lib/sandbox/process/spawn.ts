@@ -39,6 +39,22 @@ import { childDescriptors } from './descriptors.js'
 import { hostFds, leaderHeld, readStat, rememberRun, TreeTracker, type LiveRun } from './process_tree.js'
 
 /**
+ * What the engine asks of the spawn (the engine's `LaunchGate`), held by `launch_gate.ts`.
+ *
+ * @internal
+ */
+export interface SpawnGate {
+  /** The child's descriptor bwrap blocks on. */
+  readonly blockFd: number
+  /** The child's descriptor bwrap writes `{"child-pid": N, …}` to. */
+  readonly infoFd: number
+  /** Look once at the child's mounts: still setting up, as planned, or the error to fail the call with. */
+  check(childPid: number): 'pending' | 'ready' | Error
+  /** The error for a sandbox that exited by itself before the release (its output is bwrap's), if it has a better one than the exit status. */
+  explainEarlyExit?(output: string): Error | undefined
+}
+
+/**
  * What to spawn and how to capture it.
  *
  * @internal
@@ -93,6 +109,8 @@ export interface SpawnRequest {
    * Owned by the run: the kit's copies are closed once the child is spawned, or failed to be.
    */
   descriptors?: ReadonlyArray<{ readonly childFd: number; readonly hostFd: number }> | undefined
+  /** Hold the command after bwrap's set-up until its mounts are checked (`launch_gate.ts`): two more pipes. */
+  gate?: SpawnGate | undefined
 }
 
 /**
@@ -129,6 +147,10 @@ export function spawnCaptured(request: SpawnRequest): CapturedRun {
   if (request.passFd !== undefined) passed.set(3, request.passFd)
   for (const { fd } of request.inputs ?? []) passed.set(fd, 'pipe')
   for (const { childFd, hostFd } of request.descriptors ?? []) passed.set(childFd, hostFd)
+  if (request.gate !== undefined) {
+    passed.set(request.gate.blockFd, 'pipe')
+    passed.set(request.gate.infoFd, 'pipe')
+  }
   let subprocess: ResultPromise
   try {
     const { stdio, closer } = childDescriptors(passed)
