@@ -8,7 +8,7 @@
 import type { ToolCallPermission, ToolCallRow } from '../journal/contract.js'
 import { writeOut, type CliIo } from './io.js'
 import { readJournal } from './journal_read.js'
-import { parseRowJson } from './journal_rows.js'
+import { parseRowJson, rowIdentity } from './journal_rows.js'
 import type { ParsedCommandLine } from './options.js'
 
 /** Longest input shown on a line of the text report, in characters. */
@@ -55,12 +55,7 @@ interface AuditEntry extends Pick<ToolCallRow, 'runId' | 'nodeId' | 'iteration' 
 
 function auditEntry(row: ToolCallRow): AuditEntry {
   return {
-    runId: row.runId,
-    nodeId: row.nodeId,
-    iteration: row.iteration,
-    attempt: row.attempt,
-    seq: row.seq,
-    toolName: row.toolName,
+    ...rowIdentity(row),
     input: parseRowJson(row.inputJson),
     status: row.status,
     startedAtMs: row.startedAtMs,

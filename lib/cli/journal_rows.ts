@@ -34,12 +34,7 @@ export interface JournalShowRow extends Pick<ToolCallRow, PlainRowFields> {
  */
 export function journalShowRow(row: ToolCallRow): JournalShowRow {
   return {
-    runId: row.runId,
-    nodeId: row.nodeId,
-    iteration: row.iteration,
-    attempt: row.attempt,
-    seq: row.seq,
-    toolName: row.toolName,
+    ...rowIdentity(row),
     status: row.status,
     startedAtMs: row.startedAtMs,
     finishedAtMs: row.finishedAtMs,
@@ -52,6 +47,17 @@ export function journalShowRow(row: ToolCallRow): JournalShowRow {
     error: row.errorJson == null ? null : parseRowJson(row.errorJson),
     permission: row.permissionJson == null ? null : parseRowJson(row.permissionJson),
   }
+}
+
+/**
+ * Which call a row records, as the JSON documents name it: run, node,
+ * iteration, attempt, sequence and tool.
+ *
+ * @param row - The row.
+ * @returns Those fields, in that order.
+ */
+export function rowIdentity(row: ToolCallRow): Pick<ToolCallRow, 'runId' | 'nodeId' | 'iteration' | 'attempt' | 'seq' | 'toolName'> {
+  return { runId: row.runId, nodeId: row.nodeId, iteration: row.iteration, attempt: row.attempt, seq: row.seq, toolName: row.toolName }
 }
 
 /**

@@ -16,6 +16,7 @@ import { checkpointKeyOf, decodeMessages, type CheckpointKey } from './checkpoin
 import type { TurnEvent, TurnEventListener } from './events.js'
 import type { TurnModel } from '../providers/messages.js'
 import { ResultSpooler } from './result_spooler.js'
+import { onFirstUse } from '../utils/first_use.js'
 import type {
   RunnerState,
   TurnIdentity,
@@ -272,13 +273,8 @@ function safeCall(listener: TurnEventListener | undefined, event: TurnEvent): vo
   }
 }
 
-let turnModule: Promise<typeof import('./turn.js')> | undefined
-
 /**
  * The turn loop (`turn.ts` and what only it uses), loaded by the first
  * `run` or `resume`: `import 'toolsmith'` then compiles none of it.
  */
-function loadTurn(): Promise<typeof import('./turn.js')> {
-  turnModule ??= import('./turn.js')
-  return turnModule
-}
+const loadTurn = onFirstUse(() => import('./turn.js'))

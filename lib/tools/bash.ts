@@ -5,6 +5,7 @@
  */
 import { Tool, kitDefinition } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { BashArgs } from './builtin_args.js'
 
@@ -102,14 +103,9 @@ function networkSentence(sandbox: Sandbox): string {
   )
 }
 
-let bashRun: Promise<typeof import('./bash_run.js')> | undefined
-
 /**
  * The running half of `bash` (the sandbox's process, OS and network layers
  * behind it), loaded by the first call: `import 'toolsmith'` then compiles
  * none of it.
  */
-function loadBashRun(): Promise<typeof import('./bash_run.js')> {
-  bashRun ??= import('./bash_run.js')
-  return bashRun
-}
+const loadBashRun = onFirstUse(() => import('./bash_run.js'))

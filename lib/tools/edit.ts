@@ -6,6 +6,7 @@
 import { Tool, kitDefinition } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { EditArgs, RedactedEditArgs } from './builtin_args.js'
 
@@ -69,13 +70,8 @@ export class EditTool extends Tool<any, EditArgs> {
   }
 }
 
-let editRun: Promise<typeof import('./edit_run.js')> | undefined
-
 /**
  * The half of `edit` that runs a call, loaded by the first call:
  * `import 'toolsmith'` then compiles none of it.
  */
-function loadEditRun(): Promise<typeof import('./edit_run.js')> {
-  editRun ??= import('./edit_run.js')
-  return editRun
-}
+const loadEditRun = onFirstUse(() => import('./edit_run.js'))

@@ -6,6 +6,7 @@
  */
 import { Tool, kitDefinition } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { GrepArgs } from './builtin_args.js'
 
@@ -67,13 +68,8 @@ export class GrepTool extends Tool<any, GrepArgs> {
   }
 }
 
-let grepRun: Promise<typeof import('./grep_run.js')> | undefined
-
 /**
  * The half of `grep` that runs a call, loaded by the first call:
  * `import 'toolsmith'` then compiles none of it.
  */
-function loadGrepRun(): Promise<typeof import('./grep_run.js')> {
-  grepRun ??= import('./grep_run.js')
-  return grepRun
-}
+const loadGrepRun = onFirstUse(() => import('./grep_run.js'))

@@ -5,6 +5,7 @@
  */
 import { Tool, kitDefinition } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { ReadArgs } from './builtin_args.js'
 
@@ -72,13 +73,8 @@ export class ReadTool extends Tool<any, ReadArgs> {
   }
 }
 
-let readRun: Promise<typeof import('./read_run.js')> | undefined
-
 /**
  * The half of `read` that runs a call, loaded by the first call:
  * `import 'toolsmith'` then compiles none of it.
  */
-function loadReadRun(): Promise<typeof import('./read_run.js')> {
-  readRun ??= import('./read_run.js')
-  return readRun
-}
+const loadReadRun = onFirstUse(() => import('./read_run.js'))

@@ -6,6 +6,7 @@
 import { Tool, kitDefinition } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { WriteArgs, RedactedWriteArgs } from './builtin_args.js'
 
@@ -56,13 +57,8 @@ export class WriteTool extends Tool<any, WriteArgs> {
   }
 }
 
-let writeRun: Promise<typeof import('./write_run.js')> | undefined
-
 /**
  * The half of `write` that runs a call, loaded by the first call:
  * `import 'toolsmith'` then compiles none of it.
  */
-function loadWriteRun(): Promise<typeof import('./write_run.js')> {
-  writeRun ??= import('./write_run.js')
-  return writeRun
-}
+const loadWriteRun = onFirstUse(() => import('./write_run.js'))
