@@ -93,14 +93,35 @@ for (const file of existsSync(cliDir) ? readdirSync(cliDir) : []) {
 // which esbuild follows: the package lands in the chunk of the command that
 // requires it, and is evaluated on that first call as before. A call of a
 // package left external stays a `require` of node_modules (see the banner).
+//
+// The MCP SDK is the exception: `toolsmith mcp` imports its ES module build
+// before it builds a server (`importMcpSdk`), and the synchronous accessors
+// then return that. Their `require`s of the SDK's CommonJS build are left as
+// they are, unbundled: following them would put a second, unprunable copy of
+// the SDK (zod whole, ajv) into the bundle, beside the one the command runs.
+const PRELOADED = /createRequire\(import\.meta\.url\)\('@modelcontextprotocol\//g
 const requireOnFirstUse = {
   name: 'require-on-first-use',
   setup(build) {
     build.onLoad({ filter: /[\\/]lib[\\/].*\.ts$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8')
       if (!source.includes('createRequire(import.meta.url)(')) return undefined
-      return { contents: source.replaceAll('createRequire(import.meta.url)(', 'require('), loader: 'ts' }
+      const kept = source.replace(PRELOADED, "createRequire(import.meta.url)/* preloaded */('@modelcontextprotocol/")
+      return { contents: kept.replaceAll('createRequire(import.meta.url)(', 'require('), loader: 'ts' }
     })
+  },
+}
+
+// The server SDK's Node shims import its ajv validator (≈ 300 KB bundled,
+// compiled at every start-up) as the default JSON Schema validator; the
+// server uses one only to check a client's answer to an elicitation (the
+// approval prompt). In the CLI that default is the SDK's other validator,
+// `@modelcontextprotocol/server/validators/cf-worker` (a seventh the size):
+// same interface, same JSON Schema dialects for the prompts the kit sends.
+const sdkShims = {
+  name: 'mcp-sdk-shims',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: path.join(root, 'scripts/cli_sdk_shims.mjs') }))
   },
 }
 
@@ -109,7 +130,7 @@ const cliBuild = await build({
   absWorkingDir: root,
   // The inputs, to list the packages the bundle carries (see writeNotices).
   metafile: true,
-  plugins: [requireOnFirstUse],
+  plugins: [requireOnFirstUse, sdkShims],
   // Chunks beside main.js, not in a subfolder: the CLI's modules find
   // package.json and examples/ relative to their own URL, one level below dist/.
   outdir: cliDir,

@@ -1,10 +1,10 @@
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import ts from 'typescript'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { trackedMkdtemp } from './support/temp_dirs.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -209,6 +209,56 @@ describe('installable outside this repository (issue 12)', () => {
     expect(answers.find((answer) => answer.id === 1)?.result.serverInfo?.name).toBe('toolsmith')
     expect(answers.find((answer) => answer.id === 2)?.result.tools?.map((tool) => tool.name).sort()).toEqual(['bash', 'edit', 'grep', 'read', 'write'])
   }, 150_000)
+
+  // The bundle checks a client's answer to an approval question with its own
+  // JSON Schema validator (scripts/cli_sdk_shims.mjs): an answer that breaks
+  // the question's schema is refused, a well-formed one lets the call run.
+  it('asks the client before a write from the installed bin, and checks the answer against the question', async () => {
+    const root = trackedMkdtemp(join(tmpdir(), 'toolsmith-newcomer-ask-'))
+    const child = spawn(join(project, 'node_modules/.bin/toolsmith'), ['mcp', '--root', root, '--policy', join(ROOT, 'examples/policy.json')], {
+      cwd: project,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    })
+    onTestFinished(() => void child.kill('SIGKILL'))
+    type Line = { id?: number; method?: string; result?: { isError?: boolean; content?: { text: string }[] } }
+    const lines: Line[] = []
+    let buffer = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+        lines.push(JSON.parse(buffer.slice(0, end)) as Line)
+        buffer = buffer.slice(end + 1)
+      }
+    })
+    const waitFor = async (match: (line: Line) => boolean): Promise<Line> => {
+      for (let seen = 0; ; ) {
+        const found = lines.slice(seen).find(match)
+        if (found !== undefined) return found
+        seen = lines.length
+        await new Promise((done) => setTimeout(done, 50))
+      }
+    }
+    const send = (message: object): void => void child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'newcomer', version: '1' } } })
+    await waitFor((line) => line.id === 1)
+    send({ method: 'notifications/initialized' })
+
+    // `remember` is a boolean in the question's schema: a string breaks it.
+    send({ id: 2, method: 'tools/call', params: { name: 'write', arguments: { path: 'README.md', content: 'first' } } })
+    const first = await waitFor((line) => line.method === 'elicitation/create')
+    send({ id: first.id, result: { action: 'accept', content: { remember: 'yes' } } })
+    const refused = await waitFor((line) => line.id === 2 && line.method === undefined)
+    expect(refused.result?.isError).toBe(true)
+    expect(refused.result?.content?.[0]?.text).toMatch(/does not match requested schema/)
+    expect(existsSync(join(root, 'README.md'))).toBe(false)
+
+    send({ id: 3, method: 'tools/call', params: { name: 'write', arguments: { path: 'README.md', content: 'second' } } })
+    const second = await waitFor((line) => line.method === 'elicitation/create' && line.id !== first.id)
+    send({ id: second.id, result: { action: 'accept', content: { remember: false } } })
+    expect((await waitFor((line) => line.id === 3 && line.method === undefined)).result).toMatchObject({ content: [{ text: 'ok' }] })
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('second')
+  }, 120_000)
 
   it('resolves the subpath entries by name, and they share the root classes', async () => {
     const script = `

@@ -6,7 +6,7 @@
 import type { Tool } from '../core/tool.js'
 import type { McpServerOptions } from '../surfaces/mcp/mcp_server.js'
 import { probeBubblewrapAsync } from '../sandbox/os/bubblewrap_probe.js'
-import { mcpSdk, mcpStdioSdk } from '../surfaces/mcp/mcp_sdk.js'
+import { importMcpSdk } from '../surfaces/mcp/mcp_sdk.js'
 import { serveMcpStdio } from '../surfaces/mcp/mcp_stdio_serve.js'
 import type { ParsedCommandLine } from './options.js'
 import type { CliIo } from './io.js'
@@ -35,10 +35,11 @@ export async function runMcp(parsed: ParsedCommandLine, io: CliIo): Promise<numb
   // run in child processes, which decides how bash is sandboxed) and loading
   // the MCP SDK (the largest part, all on this thread) are independent: run
   // the probe while the SDK loads rather than one after the other.
-  // (--no-os-sandbox runs no bwrap: nothing to probe.)
+  // (--no-os-sandbox runs no bwrap: nothing to probe.) The SDK is imported
+  // as ES modules: in this command's bundle that build is half the code of
+  // the CommonJS one the library's synchronous accessors would require.
   const probed = parsed.sandbox.isolation?.filesystem === false ? Promise.resolve() : probeBubblewrapAsync()
-  if (binding === undefined) mcpStdioSdk()
-  else mcpSdk()
+  await importMcpSdk({ http: binding !== undefined })
   await probed
   const sandbox = commandSandbox(parsed.sandbox, 'mcp')
   const tools = createTools(sandbox)

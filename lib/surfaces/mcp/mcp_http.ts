@@ -5,14 +5,13 @@
  * @module
  */
 import { timingSafeEqual } from 'node:crypto'
-import { createRequire } from 'node:module'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 // Type-only, and in no exported declaration: the emitted .d.ts stays free of the optional SDK.
 import type { Server } from '@modelcontextprotocol/server'
 import type { ToolCollection } from '../../core/tool_collection.js'
 import { E_INVALID_OPTIONS } from '../../exceptions.js'
 import { buildMcpServer, prepareMcpServing, type McpServerOptions } from './mcp_server.js'
-import { mcpSdk, requireMcpPackage } from './mcp_sdk.js'
+import { mcpNodeSdk, mcpSdk } from './mcp_sdk.js'
 
 /** Options of {@link createMcpHttpHandler}: the server's, plus who may reach it. */
 export interface McpHttpHandlerOptions extends McpServerOptions {
@@ -131,9 +130,7 @@ export function createMcpHttpHandler(tools: ToolCollection, options: McpHttpHand
     }
     return mcp.fetch(request)
   }
-  const { toNodeHandler } = requireMcpPackage<typeof import('@modelcontextprotocol/node')>('@modelcontextprotocol/node', () =>
-    createRequire(import.meta.url)('@modelcontextprotocol/node'),
-  )
+  const { toNodeHandler } = mcpNodeSdk()
   const toNode = toNodeHandler({ fetch })
   return {
     fetch,
