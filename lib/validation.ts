@@ -4,12 +4,34 @@
  *
  * @module
  */
-import Joi from 'joi'
+import { createRequire } from 'node:module'
+import type Joi from 'joi'
 import { BaseException } from './exceptions.js'
+import { lazyObject } from './utils/lazy_object.js'
+
+let joi: Joi.Root | undefined
+
+/**
+ * joi itself, required on the first call: `import 'toolsmith'` does not load
+ * it (it would be most of the import's cost), the first schema built or
+ * validated does. joi is CommonJS, so a synchronous `require` works here.
+ *
+ * @returns The joi root.
+ * @internal
+ */
+export function joiRoot(): Joi.Root {
+  joi ??= createRequire(import.meta.url)('joi') as Joi.Root
+  return joi
+}
 
 /**
  * The joi root, exported as `validator` so schemas read the same as they do
  * with `@nhtio/validation` (which wraps joi).
+ *
+ * @remarks
+ * joi loads the first time `validator` is used (`validator.object(…)`,
+ * `validator.isSchema(…)`…), not when the package is imported; from then on
+ * every property is joi's own.
  *
  * @example
  * ```ts
@@ -17,7 +39,7 @@ import { BaseException } from './exceptions.js'
  * const schema = validator.object({ path: validator.string().required() })
  * ```
  */
-export const validator: Joi.Root = Joi
+export const validator: Joi.Root = lazyObject(joiRoot)
 
 /** Any joi schema. */
 export type Schema<T = any> = Joi.Schema<T>
@@ -81,7 +103,7 @@ export function withoutInputValues(error: Joi.ValidationError): Joi.ValidationEr
     const { value, ...context } = detail.context ?? {}
     return { ...detail, message: cutValue(detail.message, value), context }
   })
-  return new Joi.ValidationError(details.map((d) => d.message).join('. '), details, undefined)
+  return new (joiRoot().ValidationError)(details.map((d) => d.message).join('. '), details, undefined)
 }
 
 function cutValue(message: string, value: unknown): string {
@@ -125,7 +147,7 @@ export async function asyncValidateOrThrow<T>(schema: Schema<T>, value: unknown,
   try {
     return (await schema.validateAsync(value, { ...DEFAULT_OPTIONS, ...options })) as T
   } catch (error) {
-    if (Joi.isError(error)) throw new ValidationException(error)
+    if (joiRoot().isError(error)) throw new ValidationException(error)
     throw error
   }
 }
@@ -147,7 +169,8 @@ export async function asyncValidateOrThrow<T>(schema: Schema<T>, value: unknown,
  */
 export function forbiddenOption(message: string): Schema {
   // optional(): like joi's forbidden(), absent is fine even under presence: 'required'.
-  return Joi.any()
+  return joiRoot()
+    .any()
     .optional()
     .custom((_value, helpers) => helpers.error('any.unknown'))
     .rule({ message: { 'any.unknown': message } })

@@ -10,6 +10,7 @@ import { E_INVALID_OPTIONS, E_NOT_A_SPOOL_READER } from '../exceptions.js'
 import { SPOOLED_ARTIFACT_BRAND, isSpooledArtifact, type GrepMatch, type GrepOptions, type SpooledArtifactLike } from '../contracts/artifact.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { validator } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import {
   ArtifactTool,
   clipBytes,
@@ -386,9 +387,9 @@ function headMethod(): ArtifactToolMethod {
   return {
     toolName: 'artifact_head',
     description: 'Read the first lines of an earlier tool result.',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       n: validator.number().integer().min(1).default(20).description('How many lines (default 20)'),
-    }),
+    })),
     run: (artifact, args: { n: number }, limits) => renderRange(artifact, 1, args.n, limits),
   }
 }
@@ -397,9 +398,9 @@ function tailMethod(): ArtifactToolMethod {
   return {
     toolName: 'artifact_tail',
     description: 'Read the last lines of an earlier tool result.',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       n: validator.number().integer().min(1).default(20).description('How many lines (default 20)'),
-    }),
+    })),
     run: async (artifact, args: { n: number }, limits) => {
       const count = await artifact.lineCount()
       return renderRange(artifact, Math.max(1, count - args.n + 1), count, limits, true)
@@ -411,10 +412,10 @@ function catMethod(): ArtifactToolMethod {
   return {
     toolName: 'artifact_cat',
     description: 'Read lines start..end (1-based, inclusive) of an earlier tool result.',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       start: validator.number().integer().min(1).required().description('First line, 1-based'),
       end: validator.number().integer().min(1).description('Last line, inclusive (default: as far as the limit allows)'),
-    }),
+    })),
     run: (artifact, args: { start: number; end?: number }, limits) =>
       renderRange(artifact, args.start, args.end ?? Number.MAX_SAFE_INTEGER, limits),
   }
@@ -425,10 +426,10 @@ function grepMethod(): ArtifactToolMethod {
     toolName: 'artifact_grep',
     description:
       'Find the lines of an earlier tool result that match a JavaScript regular expression; prints "line:text" (1-based).',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       pattern: validator.string().min(1).required().description('A JavaScript regular expression'),
       ignoreCase: validator.boolean().default(false).description('Match case-insensitively'),
-    }),
+    })),
     run: async (artifact, args: { pattern: string; ignoreCase: boolean }, limits) => {
       let regex: RegExp
       try {

@@ -5,6 +5,7 @@
  */
 import { E_ARTIFACT_QUERY_FAILED } from '../exceptions.js'
 import { validator } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { clipBytes, type ArtifactOutputLimits, type ArtifactToolMethod } from './artifact_tool.js'
 import type { SpoolReader } from './spool_reader.js'
 import { SpooledArtifact } from './spooled_artifact.js'
@@ -351,9 +352,9 @@ function jsonKeysMethod(): ArtifactToolMethod<SpooledJsonArtifact> {
   return {
     toolName: 'json_keys',
     description: 'Show what is at a path of an earlier JSON / JSON Lines result: the keys of an object (with their types), the length of an array, or the type of a value.',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       path: validator.string().allow('').default('').description('JSON path such as users[0].address ("" = root)'),
-    }),
+    })),
     run: async (artifact, args: { path: string }, limits: ArtifactOutputLimits) => {
       const json = asJson(artifact)
       const shape = await json.keys(args.path)
@@ -379,9 +380,9 @@ function jsonGetMethod(): ArtifactToolMethod<SpooledJsonArtifact> {
   return {
     toolName: 'json_get',
     description: 'Read the value at a path of an earlier JSON / JSON Lines result (for JSON Lines the path starts with the 0-based record index).',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       path: validator.string().allow('').default('').description('JSON path such as users[0].name ("" = root)'),
-    }),
+    })),
     run: async (artifact, args: { path: string }, limits: ArtifactOutputLimits) => {
       const value = await asJson(artifact).get(args.path)
       const text = JSON.stringify(value, null, 2) ?? 'null'
@@ -394,11 +395,11 @@ function jsonSliceMethod(): ArtifactToolMethod<SpooledJsonArtifact> {
   return {
     toolName: 'json_slice',
     description: 'Read items start..end (0-based, end exclusive) of an array in an earlier JSON result, or records of a JSON Lines result; one compact JSON item per line.',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       path: validator.string().allow('').default('').description('JSON path to an array ("" = root)'),
       start: validator.number().integer().min(0).default(0).description('First index, 0-based'),
       end: validator.number().integer().min(0).description('One past the last index'),
-    }),
+    })),
     run: async (artifact, args: { path: string; start: number; end?: number }, limits: ArtifactOutputLimits) => {
       const json = asJson(artifact)
       const end = Math.min(args.end ?? Number.MAX_SAFE_INTEGER, args.start + limits.maxLines)

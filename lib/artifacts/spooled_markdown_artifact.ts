@@ -6,6 +6,7 @@
 import { E_ARTIFACT_QUERY_FAILED } from '../exceptions.js'
 import { utf8Prefix } from '../utils/utf8.js'
 import { validator } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { clipBytes, type ArtifactOutputLimits, type ArtifactToolMethod } from './artifact_tool.js'
 import { SpooledArtifact, renderRange } from './spooled_artifact.js'
 
@@ -150,7 +151,7 @@ function mdOutlineMethod(): ArtifactToolMethod<SpooledMarkdownArtifact> {
   return {
     toolName: 'md_outline',
     description: 'List the headings of an earlier Markdown result, with their line numbers.',
-    inputSchema: validator.object({}),
+    inputSchema: lazyObject(() => validator.object({})),
     run: async (artifact, _args: Record<string, never>, limits: ArtifactOutputLimits) => {
       const outline = await (artifact as SpooledMarkdownArtifact).outline()
       if (outline.length === 0) return `[no headings in ${await artifact.lineCount()} lines]`
@@ -171,13 +172,13 @@ function mdSectionMethod(): ArtifactToolMethod<SpooledMarkdownArtifact> {
     toolName: 'md_section',
     description:
       'Read one section of an earlier Markdown result: from a heading (its text, or its line number from md_outline) to the next heading of the same or a higher level.',
-    inputSchema: validator.object({
+    inputSchema: lazyObject(() => validator.object({
       heading: validator
         .alternatives()
         .try(validator.string().min(1), validator.number().integer().min(1))
         .required()
         .description('Heading text (case-insensitive) or its 1-based line number'),
-    }),
+    })),
     run: async (artifact, args: { heading: string | number }, limits: ArtifactOutputLimits) => {
       const range = await (artifact as SpooledMarkdownArtifact).sectionRange(args.heading)
       const body = await renderRange(artifact, range.line, range.endLine, limits)

@@ -62,7 +62,8 @@ const ARGUMENT_TYPE: Readonly<Record<keyof ArgumentRoles, 'string' | 'array'>> =
   workingDirectory: 'string',
 }
 
-const ARGUMENT_NAME = validator
+const argumentName = (): Schema =>
+  validator
   .string()
   .pattern(/^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*$/)
   .rule({ message: { 'string.pattern.base': '{#label} must name an argument of the input schema (a dotted name reaches into an object: "opts.cwd"), got {#value}' } })
@@ -71,13 +72,18 @@ const ARGUMENT_NAME = validator
  * The joi schema of {@link ArgumentRoles} (the shape only; which arguments
  * exist is checked against the input schema by {@link checkArgumentRoles}).
  *
+ * Built by the tool definition schema's first use.
+ *
+ * @returns A new schema.
  * @internal
  */
 // Relations between roles are checked by checkArgumentRoles in code: joi's
 // `.messages()` would load its meta-schemas, which the kit never does.
-export const argumentRolesSchema: ObjectSchema<ArgumentRoles> = validator
-  .object<ArgumentRoles>(Object.fromEntries(Object.keys(ARGUMENT_TYPE).map((role) => [role, ARGUMENT_NAME])))
-  .unknown(false) as unknown as ObjectSchema<ArgumentRoles>
+export function argumentRolesSchema(): ObjectSchema<ArgumentRoles> {
+  return validator
+    .object<ArgumentRoles>(Object.fromEntries(Object.keys(ARGUMENT_TYPE).map((role) => [role, argumentName()])))
+    .unknown(false) as unknown as ObjectSchema<ArgumentRoles>
+}
 
 /**
  * Check declared roles against the tool's input schema: every role names an

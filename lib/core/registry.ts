@@ -6,17 +6,18 @@
 import { E_INVALID_INITIAL_REGISTRY_VALUE } from '../exceptions.js'
 import { hasBrand, isPlainObject } from '../utils/guards.js'
 import { validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 
 const REGISTRY_BRAND = Symbol.for('toolsmith.registry')
 
 // A plain object (not an array, a Date or another class's instance): its
 // values are cloned in as they are, any key allowed.
-const registrySchema: ObjectSchema<Record<string, unknown>> = validator
+const registrySchema: ObjectSchema<Record<string, unknown>> = lazyObject(() => validator
   .object()
   .unknown(true)
   .custom((value, helpers) => (isPlainObject(value) ? value : helpers.error('object.base')))
   .rule({ message: { 'object.base': '{#label} must be a plain object' } })
-  .label('initial')
+  .label('initial'))
 
 /**
  * A key-value store addressed by dot paths (`'limits.maxRows'`).

@@ -212,7 +212,8 @@ export class Tool<
    */
   constructor(raw: RawTool<A, Args, S>) {
     let valid: Required<Pick<RawTool<A, Args, S>, 'ephemeral' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args, S>
-    if (kitDefinitions.has(raw)) {
+    const kit = kitDefinitions.has(raw)
+    if (kit) {
       valid = { ephemeral: false, onCollision: 'throw', sideEffect: false, ...raw }
     } else {
       try {
@@ -226,7 +227,9 @@ export class Tool<
     this.description = valid.description
     this.inputSchema = valid.inputSchema
     const input: ToolInputSchema<Args> = valid.inputSchema
-    if (isStandardInputSchema(input)) {
+    // A kit definition's input schema is joi, built on first use: asking it
+    // anything here would build it (and load joi) at `import 'toolsmith'`.
+    if (!kit && isStandardInputSchema(input)) {
       this.#standard = { schema: input as StandardInputSchema<Args>, json: standardJsonOf(valid.name, input) }
     }
     this.outputSchema = valid.outputSchema
@@ -238,7 +241,9 @@ export class Tool<
     this.idempotent = valid.idempotent ?? !valid.sideEffect
     this.redact = valid.redact
     this.reconcile = valid.reconcile
-    this.roles = valid.roles === undefined ? undefined : checkArgumentRoles(this.name, valid.roles, this.#standard?.json ?? (input as ObjectSchema<Args>))
+    if (valid.roles === undefined) this.roles = undefined
+    else if (kit) this.roles = Object.freeze({ ...valid.roles })
+    else this.roles = checkArgumentRoles(this.name, valid.roles, this.#standard?.json ?? (input as ObjectSchema<Args>))
     this.#handler = valid.handler
     if (this.sideEffect && !this.idempotent && valid.handler.length < 4) {
       warnIdempotencyKeyUnreachable(this.name, 'handler takes fewer than 4 parameters and')

@@ -9,6 +9,7 @@ import { canonicalStringify } from '../utils/canonical_json.js'
 import { hasBrand } from '../utils/guards.js'
 import { sha256Hex } from '../utils/hash.js'
 import { ValidationException, validateOrThrow, validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 
 const TOOL_CALL_BRAND = Symbol.for('toolsmith.tool_call')
 
@@ -76,7 +77,7 @@ export interface ToolCallJSON {
   completedAt: string | null
 }
 
-const rawToolCallSchema: ObjectSchema<RawToolCall> = validator
+const rawToolCallSchema: ObjectSchema<RawToolCall> = lazyObject(() => validator
   .object<RawToolCall>({
     id: validator.string().min(1).required(),
     tool: validator.string().min(1).required(),
@@ -108,7 +109,7 @@ const rawToolCallSchema: ObjectSchema<RawToolCall> = validator
       return helpers.message({ custom: '"error" is only allowed when "isError" is true' })
     }
     return value
-  })
+  }))
 
 /**
  * One tool call: what was asked (`tool`, `args`), its identity (`id`,

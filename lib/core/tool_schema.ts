@@ -7,6 +7,7 @@ import { argumentRolesSchema } from './argument_roles.js'
 import { isSpooledArtifact } from '../contracts/artifact.js'
 import { isPlainObject } from '../utils/guards.js'
 import { forbiddenOption, validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { Registry } from './registry.js'
 import { isStandardInputSchema } from './standard_schema.js'
 import type { RawTool } from './tool_types.js'
@@ -16,7 +17,7 @@ import type { RawTool } from './tool_types.js'
  *
  * @internal
  */
-export const rawToolSchema = validator
+export const rawToolSchema = lazyObject(() => validator
   .object<RawTool & { trusted?: never }>({
     name: validator
       .string()
@@ -72,7 +73,7 @@ export const rawToolSchema = validator
     idempotent: validator.boolean(),
     redact: validator.func(),
     reconcile: validator.func(),
-    roles: argumentRolesSchema,
+    roles: argumentRolesSchema(),
   })
   .unknown(false)
   // A structured result is plain JSON data; an artifact (spooled text) is not.
@@ -86,7 +87,7 @@ export const rawToolSchema = validator
       'object.outputArtifact':
         '"outputSchema" and "artifactConstructor" exclude each other: a tool with an output schema returns a plain object, not an artifact',
     },
-  }) as unknown as ObjectSchema<RawTool>
+  }) as unknown as ObjectSchema<RawTool>)
 
 /**
  * Whether a function is a class rather than a thunk. A native `class` cannot

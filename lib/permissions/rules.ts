@@ -7,7 +7,8 @@
 import type { PermissionRuleRef } from '../core/dispatch_context.js'
 import { E_INVALID_POLICY, errorSummary } from '../exceptions.js'
 import type { CustomHelpers } from 'joi'
-import { validator, type ObjectSchema } from '../validation.js'
+import { validator, type ObjectSchema, type Schema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { CommandPrefix } from './command_match.js'
 import { PathGlob } from './glob.js'
 
@@ -95,16 +96,17 @@ function exactlyOneMatch(value: Record<string, unknown>, helpers: CustomHelpers)
 }
 const MATCH_KINDS = ['paths', 'commands', 'when'] as const
 
-const TOOL_NAME = validator
+// Built inside the policy schema's first build (joi loads on first use).
+const toolName = (): Schema => validator
   .string()
   .pattern(/^(\*|[a-zA-Z0-9_-]{1,64})$/)
   .rule({ message: { 'string.pattern.base': '{#label} must be a tool name (letters, digits, "_" or "-") or "*" (got {#value})' } })
-const DECISION = validator.string().valid('allow', 'ask', 'deny')
+const decisionSchema = (): Schema => validator.string().valid('allow', 'ask', 'deny')
 
-const ruleSchema = validator
+const ruleSchema = (): Schema => validator
   .object<PermissionRule>({
     name: validator.string().min(1).max(200),
-    tool: validator.alternatives().try(TOOL_NAME, validator.array().items(TOOL_NAME).min(1)).required(),
+    tool: validator.alternatives().try(toolName(), validator.array().items(toolName()).min(1)).required(),
     match: validator
       .object({
         paths: validator.array().items(validator.string().min(1).max(1_024)).min(1),
@@ -114,22 +116,22 @@ const ruleSchema = validator
       // Not xor() + messages(): see exactlyOneMatch.
       .custom(exactlyOneMatch)
       .rule({ message: { 'object.missing': '{#label} needs one of "paths", "commands" or "when"', 'object.xor': '{#label} takes only one of "paths", "commands" or "when"' } }),
-    decision: DECISION.required(),
+    decision: decisionSchema().required(),
     reason: validator.string().max(2_000),
   })
   .unknown(false)
 
 /**
  * The joi schema a policy must satisfy (an array of rules is taken as
- * `{ rules }`).
+ * `{ rules }`). Built, and joi loaded, the first time it is used.
  */
-export const permissionPolicySchema: ObjectSchema<RawPermissionPolicy> = validator
+export const permissionPolicySchema: ObjectSchema<RawPermissionPolicy> = lazyObject(() => validator
   .object({
     $schema: validator.string(),
-    default: DECISION.default('allow'),
-    rules: validator.array().items(ruleSchema).required(),
+    default: decisionSchema().default('allow'),
+    rules: validator.array().items(ruleSchema()).required(),
   })
-  .unknown(false) as unknown as ObjectSchema<RawPermissionPolicy>
+  .unknown(false) as unknown as ObjectSchema<RawPermissionPolicy>)
 
 /** A rule ready to match: its globs and prefixes compiled once. */
 export interface CompiledRule {

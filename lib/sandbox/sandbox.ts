@@ -21,6 +21,7 @@ import { assertRootDirectory } from './files/root_dir.js'
 import { ProtectedPaths } from './files/protected_paths.js'
 import { ProtectedScanner } from './files/protected_scan.js'
 import {
+  sandboxOptionsWithoutJoi,
   sandboxOptionsSchema,
   type NetworkAllowlistOptions,
   type SandboxEnforcement,
@@ -120,7 +121,7 @@ export class Sandbox {
     let valid: Required<Omit<SandboxOptions, 'rootDir' | 'isolation' | 'limits'>> &
       Pick<SandboxOptions, 'rootDir'> & { isolation: Required<SandboxIsolationOptions>; limits: SandboxLimits }
     try {
-      valid = validateOrThrow(sandboxOptionsSchema, options ?? {}, { convert: false }) as typeof valid
+      valid = (sandboxOptionsWithoutJoi(options) ?? validateOrThrow(sandboxOptionsSchema, options ?? {}, { convert: false })) as typeof valid
     } catch (error) {
       const message = error instanceof ValidationException ? error.message : String(error)
       throw new E_INVALID_OPTIONS(`Invalid sandbox options: ${message}`, { cause: error })
@@ -403,3 +404,4 @@ export class Sandbox {
     return (await resolveInRoot(this, input)).absolute
   }
 }
+

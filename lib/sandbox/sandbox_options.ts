@@ -6,11 +6,12 @@
  */
 import path from 'node:path'
 import { forbiddenOption, validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { isNeverWritable } from './os/bubblewrap.js'
 import { DEFAULT_UNREADABLE_PATHS } from './files/credential_paths.js'
 import type { SandboxEngineName, SandboxIsolation } from './os/engine.js'
 import { isForbiddenEnvName } from './process/environment.js'
-import { limitsSchema, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './os/limits.js'
+import { DEFAULT_LIMITS, limitsSchema, type SandboxLimitsEnforcement, type SandboxLimitsOptions } from './os/limits.js'
 import { isValidAllowlistEntry } from './network/network_allowlist.js'
 import { isValidProtectedEntry } from './files/protected_paths.js'
 import type { SyscallFilterStatus } from './os/seccomp.js'
@@ -322,15 +323,69 @@ function pathList(accept: (value: string) => boolean, rule: string) {
 }
 
 /**
+ * What joi makes of options that need only its defaults filled in, built
+ * without joi; `undefined` for any other options (joi checks those, and
+ * words the refusals). Those options are: none, a root (a non-empty string
+ * without NUL) and `allowNetwork` as a boolean or an empty allowlist —
+ * the ready tools' sandbox (built at `import 'toolsmith'`) and `toolsmith
+ * mcp --root DIR` (where loading joi was a fifth of the start-up).
+ * spec/core/lazy_joi.spec.ts compares each case with the schema's result.
+ *
+ * @param options - The options given to `new Sandbox()`.
+ * @returns The options with every default applied (new arrays and objects), or `undefined`.
+ * @internal
+ */
+export function sandboxOptionsWithoutJoi(options: SandboxOptions | undefined): Record<string, unknown> | undefined {
+  if (options === undefined) return defaultSandboxOptions()
+  if (options === null || Object.getPrototypeOf(options) !== Object.prototype) return undefined
+  const valid = defaultSandboxOptions()
+  for (const key of Reflect.ownKeys(options)) {
+    const value = (options as Record<PropertyKey, unknown>)[key]
+    if (key === 'rootDir' && typeof value === 'string' && value.length > 0 && !value.includes('\0')) valid.rootDir = value
+    else if (key === 'allowNetwork' && typeof value === 'boolean') valid.allowNetwork = value
+    else if (key === 'allowNetwork' && isEmptyAllowlist(value)) valid.allowNetwork = { domains: [] }
+    else return undefined
+  }
+  return valid
+}
+
+function isEmptyAllowlist(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false
+  const keys = Reflect.ownKeys(value)
+  const domains = (value as { domains?: unknown }).domains
+  return keys.length === 1 && keys[0] === 'domains' && Array.isArray(domains) && domains.length === 0
+}
+
+function defaultSandboxOptions(): Record<string, unknown> {
+  return {
+    maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    allowNetwork: false,
+    networkGuard: 'auto',
+    writablePaths: [],
+    unreadablePaths: [...DEFAULT_UNREADABLE_PATHS],
+    readableHost: 'all',
+    readablePaths: [],
+    readOnlyPaths: [...DEFAULT_READ_ONLY_PATHS],
+    env: {},
+    isolation: { filesystem: true, network: true, pid: true },
+    limits: { ...DEFAULT_LIMITS },
+  }
+}
+
+const DEFAULT_MAX_OUTPUT_BYTES = 200_000
+const DEFAULT_TIMEOUT_MS = 60_000
+
+/**
  * The joi schema of {@link SandboxOptions} (`Sandbox.schema`).
  *
  * @internal
  */
-export const sandboxOptionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = validator
+export const sandboxOptionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: never }> = lazyObject(() => validator
   .object<SandboxOptions & { spoolStore?: never }>({
     rootDir: validator.string().min(1).pattern(/^[^\0]*$/, 'no NUL bytes'),
-    maxOutputBytes: validator.number().integer().min(64).max(MAX_OUTPUT_BYTES_LIMIT).default(200_000),
-    timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(60_000),
+    maxOutputBytes: validator.number().integer().min(64).max(MAX_OUTPUT_BYTES_LIMIT).default(DEFAULT_MAX_OUTPUT_BYTES),
+    timeoutMs: validator.number().integer().min(1).max(MAX_TIMEOUT_MS).default(DEFAULT_TIMEOUT_MS),
     allowNetwork: validator
       .alternatives()
       .try(
@@ -390,6 +445,6 @@ export const sandboxOptionsSchema: ObjectSchema<SandboxOptions & { spoolStore?: 
       })
       .unknown(false)
       .default({ filesystem: true, network: true, pid: true }),
-    limits: limitsSchema,
+    limits: limitsSchema(),
   })
-  .unknown(false)
+  .unknown(false))

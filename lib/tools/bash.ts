@@ -5,6 +5,7 @@
  */
 import { Tool, kitDefinition } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { BashArgs } from './builtin_args.js'
@@ -18,7 +19,7 @@ export const MAX_COMMAND_ARGS = 128
 
 const noNul = /^[^\0]*$/
 
-const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
+const bashSchema: ObjectSchema<BashArgs> = lazyObject(() => validator.object<BashArgs>({
   cmd: validator
     .string()
     .min(1)
@@ -38,7 +39,7 @@ const bashSchema: ObjectSchema<BashArgs> = validator.object<BashArgs>({
     })
     .default({})
     .description('Options'),
-})
+}))
 
 /**
  * The built-in `bash` tool: runs a program and returns its combined stdout

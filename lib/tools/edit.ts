@@ -6,20 +6,21 @@
 import { Tool, kitDefinition } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { EditArgs, RedactedEditArgs } from './builtin_args.js'
 
 export type { EditArgs, RedactedEditArgs } from './builtin_args.js'
 
-const editSchema: ObjectSchema<EditArgs> = validator.object<EditArgs>({
+const editSchema: ObjectSchema<EditArgs> = lazyObject(() => validator.object<EditArgs>({
   path: validator.string().allow('').required().description('The existing file to patch, relative to the sandbox root'),
   patch: validator
     .string()
     .allow('')
     .required()
     .description('A unified diff of that one file (---/+++ headers optional, at least one @@ hunk)'),
-})
+}))
 
 /**
  * The built-in `edit` tool: applies a unified diff to an existing file and

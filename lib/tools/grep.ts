@@ -6,13 +6,14 @@
  */
 import { Tool, kitDefinition } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { GrepArgs } from './builtin_args.js'
 
 export type { GrepArgs } from './builtin_args.js'
 
-const grepSchema: ObjectSchema<GrepArgs> = validator.object<GrepArgs>({
+const grepSchema: ObjectSchema<GrepArgs> = lazyObject(() => validator.object<GrepArgs>({
   pattern: validator
     .string()
     .allow('')
@@ -21,7 +22,7 @@ const grepSchema: ObjectSchema<GrepArgs> = validator.object<GrepArgs>({
     .required()
     .description('Regular expression (ripgrep / Rust syntax) to search for'),
   path: validator.string().allow('').default('.').description('Directory or file to search, relative to the sandbox root'),
-})
+}))
 
 /**
  * The built-in `grep` tool: `file:line:text` lines for every match, `""`

@@ -5,20 +5,21 @@
  */
 import { Tool, kitDefinition } from '../core/tool.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { ReadArgs } from './builtin_args.js'
 
 export type { ReadArgs } from './builtin_args.js'
 
-const readSchema: ObjectSchema<ReadArgs> = validator.object<ReadArgs>({
+const readSchema: ObjectSchema<ReadArgs> = lazyObject(() => validator.object<ReadArgs>({
   // Empty strings are allowed here so the tool answers TOOL_PATH_INVALID itself.
   path: validator.string().allow('').required().description('File path, relative to the sandbox root (or absolute inside it)'),
   // max: the JSON Schema says what joi's number.unsafe rule enforces anyway, so clients see the same bound.
   offset: validator.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).description('First line to return, 1-based (default 1)'),
   limit: validator.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).description('How many lines to return (default: to the end of the file, within the byte limit)'),
   lineNumbers: validator.boolean().description('Prefix each line with its number and a tab, like `cat -n` (default false)'),
-})
+}))
 
 /**
  * The built-in `read` tool: returns a UTF-8 text file's content, whole or by

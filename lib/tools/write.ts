@@ -6,16 +6,17 @@
 import { Tool, kitDefinition } from '../core/tool.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
+import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { WriteArgs, RedactedWriteArgs } from './builtin_args.js'
 
 export type { WriteArgs, RedactedWriteArgs } from './builtin_args.js'
 
-const writeSchema: ObjectSchema<WriteArgs> = validator.object<WriteArgs>({
+const writeSchema: ObjectSchema<WriteArgs> = lazyObject(() => validator.object<WriteArgs>({
   path: validator.string().allow('').required().description('Destination file path, relative to the sandbox root'),
   content: validator.string().allow('').required().description('The complete new content of the file (UTF-8)'),
-})
+}))
 
 /**
  * The built-in `write` tool: creates or replaces a file and returns `"ok"`.

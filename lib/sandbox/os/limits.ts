@@ -113,19 +113,24 @@ function limitSchema(min: number, max: number, fallback: number): Schema {
 }
 
 /**
- * The joi schema of the `limits` option (a range error names the option, e.g. `"limits.processes"`).
+ * The joi schema of the `limits` option (a range error names the option,
+ * e.g. `"limits.processes"`): built by the sandbox options' schema, on its
+ * first use.
  *
+ * @returns A new schema.
  * @internal
  */
-export const limitsSchema: Schema<SandboxLimitsOptions> = validator
+export function limitsSchema(): Schema<SandboxLimitsOptions> {
+  return validator
   .object({
     processes: limitSchema(8, 4_194_304, DEFAULT_LIMITS.processes as number),
     memoryBytes: limitSchema(32 * MiB, Number.MAX_SAFE_INTEGER, DEFAULT_LIMITS.memoryBytes as number),
     tmpBytes: limitSchema(1 * MiB, Number.MAX_SAFE_INTEGER, DEFAULT_LIMITS.tmpBytes as number),
     fileSizeBytes: limitSchema(1 * MiB, Number.MAX_SAFE_INTEGER, DEFAULT_LIMITS.fileSizeBytes as number),
   })
-  .unknown(false)
-  .default(() => ({ ...DEFAULT_LIMITS }))
+    .unknown(false)
+    .default(() => ({ ...DEFAULT_LIMITS }))
+}
 
 /**
  * A byte count for people: `4 GiB`, `1.5 MiB`, `100 bytes`.
