@@ -81,19 +81,43 @@ const warnedNames = new Set<string>()
  * joi. `import 'toolsmith'` builds the five ready tools, and validating
  * five definitions was the larger part of that.
  */
-const kitDefinitions = new WeakSet<object>()
+const kitDefinitions = new WeakMap<object, KitExtras>()
+
+/** What the kit knows of its own definitions beyond what a {@link RawTool} says. */
+interface KitExtras {
+  /** The input's JSON Schema, generated at build time from the joi schema (see {@link kitInputJsonSchema}). */
+  inputJsonSchema?: Readonly<Record<string, unknown>>
+}
+
+/** The built-ins' precomputed input JSON Schemas, by tool. */
+const kitJsonSchemas = new WeakMap<object, Readonly<Record<string, unknown>>>()
 
 /**
  * Mark a tool definition as the kit's own: see `kitDefinitions`. Not for
  * definitions that come from outside the kit.
  *
  * @param raw - A definition written in the kit's source.
+ * @param extras - Its input's JSON Schema, precomputed.
  * @returns `raw`.
  * @internal
  */
-export function kitDefinition<T extends object>(raw: T): T {
-  kitDefinitions.add(raw)
+export function kitDefinition<T extends object>(raw: T, extras: KitExtras = {}): T {
+  kitDefinitions.set(raw, extras)
   return raw
+}
+
+/**
+ * A built-in tool's input JSON Schema, as `toToolInputSchema` would make it
+ * from its joi schema, without joi (generated; spec/tools/builtin_json_schemas.spec.ts
+ * checks them): listing the built-ins over MCP loads no joi.
+ *
+ * @param tool - Any tool.
+ * @returns A fresh copy, or `undefined` for a tool without one.
+ * @internal
+ */
+export function kitInputJsonSchema(tool: object): Record<string, unknown> | undefined {
+  const json = kitJsonSchemas.get(tool)
+  return json === undefined ? undefined : structuredClone(json)
 }
 
 /** A joi input schema as `validate` runs it: required, labelled `args` unless it has a label. */
@@ -212,8 +236,10 @@ export class Tool<
    */
   constructor(raw: RawTool<A, Args, S>) {
     let valid: Required<Pick<RawTool<A, Args, S>, 'ephemeral' | 'onCollision' | 'sideEffect'>> & RawTool<A, Args, S>
-    const kit = kitDefinitions.has(raw)
+    const extras = kitDefinitions.get(raw)
+    const kit = extras !== undefined
     if (kit) {
+      if (extras.inputJsonSchema !== undefined) kitJsonSchemas.set(this, extras.inputJsonSchema)
       valid = { ephemeral: false, onCollision: 'throw', sideEffect: false, ...raw }
     } else {
       try {

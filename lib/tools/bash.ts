@@ -4,6 +4,7 @@
  * @module
  */
 import { Tool, kitDefinition } from '../core/tool.js'
+import { BUILTIN_INPUT_JSON_SCHEMAS } from './builtin_json_schemas.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
@@ -90,7 +91,7 @@ export class BashTool extends Tool<any, BashArgs> {
       roles: { command: 'cmd', commandArgs: 'args', workingDirectory: 'opts.cwd' },
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async (args, ctx, _meta, call) => (await loadBashRun()).bashHandler(sandbox, args, call, ctx),
-    }))
+    }, { inputJsonSchema: BUILTIN_INPUT_JSON_SCHEMAS.bash }))
   }
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { Tool, kitDefinition } from '../core/tool.js'
+import { BUILTIN_INPUT_JSON_SCHEMAS } from './builtin_json_schemas.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { lazyObject } from '../utils/lazy_object.js'
@@ -67,7 +68,7 @@ export class EditTool extends Tool<any, EditArgs> {
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async (args, _ctx, _meta, call) => (await loadEditRun()).editFileHandler(sandbox, args, call),
-    }))
+    }, { inputJsonSchema: BUILTIN_INPUT_JSON_SCHEMAS.edit }))
   }
 }
 

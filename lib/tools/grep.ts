@@ -5,6 +5,7 @@
  * @module
  */
 import { Tool, kitDefinition } from '../core/tool.js'
+import { BUILTIN_INPUT_JSON_SCHEMAS } from './builtin_json_schemas.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
@@ -65,7 +66,7 @@ export class GrepTool extends Tool<any, GrepArgs> {
       // rg skips hidden names: a rule about something below a dot-folder cannot be reached by the search.
       roles: { searchRoot: 'path' },
       handler: async (args, _ctx, _meta, call) => (await loadGrepRun()).grepHandler(sandbox, args, call),
-    }))
+    }, { inputJsonSchema: BUILTIN_INPUT_JSON_SCHEMAS.grep }))
   }
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { Tool, kitDefinition } from '../core/tool.js'
+import { BUILTIN_INPUT_JSON_SCHEMAS } from './builtin_json_schemas.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { lazyObject } from '../utils/lazy_object.js'
 import { onFirstUse } from '../utils/first_use.js'
@@ -70,7 +71,7 @@ export class ReadTool extends Tool<any, ReadArgs> {
       roles: { path: 'path' },
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async (args, _ctx, _meta, call) => (await loadReadRun()).readFileHandler(sandbox, args, call),
-    }))
+    }, { inputJsonSchema: BUILTIN_INPUT_JSON_SCHEMAS.read }))
   }
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { Tool, kitDefinition } from '../core/tool.js'
+import { BUILTIN_INPUT_JSON_SCHEMAS } from './builtin_json_schemas.js'
 import { sha256Hex } from '../utils/hash.js'
 import { validator, type ObjectSchema } from '../validation.js'
 import { lazyObject } from '../utils/lazy_object.js'
@@ -54,7 +55,7 @@ export class WriteTool extends Tool<any, WriteArgs> {
       }),
       // All four parameters are declared on purpose: see Tool's idempotency-key warning.
       handler: async (args, _ctx, _meta, call) => (await loadWriteRun()).writeFileHandler(sandbox, args, call),
-    }))
+    }, { inputJsonSchema: BUILTIN_INPUT_JSON_SCHEMAS.write }))
   }
 }
 

@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { Tool } from '../../core/tool.js'
+import { Tool, kitInputJsonSchema } from '../../core/tool.js'
 import { buildToolSet, type ProviderToolSet } from '../../providers/provider_tool_set.js'
 import { describedInputJsonSchema } from '../../providers/json_schema_description.js'
 import { toToolOutputSchema } from '../../providers/tool_output_schema.js'
 import { toToolDescription, type ToolLike, type ToolLikeCollection } from '../../providers/tool_like.js'
+import type { ToolDescription } from '../../core/tool_types.js'
 import { TOOL_NAME_RULES, ToolNameMap } from '../../providers/tool_name_map.js'
 
 /** MCP tool annotations: hints for the client, never guarantees. */
@@ -81,26 +82,49 @@ export interface McpToolOptions {
  * @returns `{ name, title, description, inputSchema, outputSchema?, annotations }`.
  */
 export function toMcpTool(tool: ToolLike, options: McpToolOptions = {}): McpToolDefinition {
-  const described = toToolDescription(tool)
+  const { name, description, sideEffect, idempotent, inputSchema, outputSchema } = mcpSchemas(tool)
   const names = options.names ?? new ToolNameMap(TOOL_NAME_RULES.mcp)
   const meta = Tool.isTool(tool) ? tool.meta : undefined
   const metaTitle = meta?.get<unknown>('mcp.title')
   const metaOpenWorld = meta?.get<unknown>('mcp.openWorldHint')
-  const title = typeof metaTitle === 'string' ? metaTitle : humanize(described.name)
-  const outputSchema = toToolOutputSchema(described) as McpInputSchema | undefined
+  const title = typeof metaTitle === 'string' ? metaTitle : humanize(name)
   return {
-    name: names.toProvider(described.name),
+    name: names.toProvider(name),
     title,
-    description: described.description,
-    inputSchema: describedInputJsonSchema(described) as McpInputSchema,
+    description,
+    inputSchema,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     annotations: {
       title,
-      readOnlyHint: !described.sideEffect,
-      destructiveHint: described.sideEffect,
-      idempotentHint: described.idempotent,
+      readOnlyHint: !sideEffect,
+      destructiveHint: sideEffect,
+      idempotentHint: idempotent,
       openWorldHint: typeof metaOpenWorld === 'boolean' ? metaOpenWorld : options.openWorldHint === true,
     },
+  }
+}
+
+/** What an MCP definition says of a tool, from its description or, for a built-in, without describing it. */
+function mcpSchemas(tool: ToolLike): Pick<ToolDescription, 'name' | 'description' | 'sideEffect' | 'idempotent'> & {
+  inputSchema: McpInputSchema
+  outputSchema: McpInputSchema | undefined
+} {
+  // A built-in carries its input's JSON Schema, generated from its joi
+  // schema: listing it needs no describe(), so `tools/list` loads no joi.
+  const builtin = Tool.isTool(tool) ? kitInputJsonSchema(tool) : undefined
+  if (builtin !== undefined && Tool.isTool(tool) && tool.outputSchema === undefined) {
+    const { name, description, sideEffect, idempotent } = tool
+    return { name, description, sideEffect, idempotent, inputSchema: builtin as McpInputSchema, outputSchema: undefined }
+  }
+  const described = toToolDescription(tool)
+  const { name, description, sideEffect, idempotent } = described
+  return {
+    name,
+    description,
+    sideEffect,
+    idempotent,
+    inputSchema: describedInputJsonSchema(described) as McpInputSchema,
+    outputSchema: toToolOutputSchema(described) as McpInputSchema | undefined,
   }
 }
 
