@@ -36,7 +36,7 @@ export const importTimeFigure: Figure = {
       makeRow({
         id: 'import-root',
         figure: "import 'toolsmith' (fresh process)",
-        subject: "await import('toolsmith') in a new node process (the MCP SDK, diff, the tools' run code and the turn loop load on first use)",
+        subject: "await import('toolsmith') in a new node process (joi, the MCP SDK, diff, the tools' run code and the turn loop load on first use)",
         baseline: "await import('joi') in a new node process",
         unit: 'ms',
         subjectValues: metric(samples.toolsmith, 'ms'),
