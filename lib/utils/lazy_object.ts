@@ -26,10 +26,15 @@
 export function lazyObject<T extends object>(create: () => T): T {
   let built: T | undefined
   const real = (): T => (built ??= create())
-  // The target stays an empty, extensible object: the traps answer for the
-  // real one, and a proxy may report any configurable property of an
-  // extensible target.
-  return new Proxy({} as T, {
+  // The target stays an extensible object of one property: the traps
+  // answer for the real one, and a proxy may report any configurable
+  // property of an extensible target. Node's `util.inspect` formats a
+  // proxy's target without running its traps: the target's custom inspect
+  // shows the real object instead of `{}`.
+  const target = {
+    [Symbol.for('nodejs.util.inspect.custom')]: (_depth: number, options: object, inspect: (value: unknown, options: object) => string) => inspect(real(), options),
+  }
+  return new Proxy(target as unknown as T, {
     get: (_target, key) => Reflect.get(real(), key),
     set: (_target, key, value) => Reflect.set(real(), key, value),
     has: (_target, key) => Reflect.has(real(), key),

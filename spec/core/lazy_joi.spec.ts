@@ -2,6 +2,7 @@
 // does. `validator` stands in for joi's root until then, and behaves as joi.
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
+import { inspect } from 'node:util'
 import Joi from 'joi'
 import { describe, expect, it } from 'vitest'
 import { Sandbox, Tool, createDispatchContext, permissionPolicySchema, tools, validator } from '../../lib/index.js'
@@ -97,6 +98,8 @@ describe('validator behaves as joi itself', () => {
     expect(Sandbox.schema.validate({ timeoutMs: 0 }, { convert: false }).error?.message).toMatch(/"timeoutMs" must be greater than or equal to 1/)
     expect(permissionPolicySchema.validate({ rules: [] }).value).toEqual({ default: 'allow', rules: [] })
     expect(Tool.schema).toBe(Tool.schema)
+    // Printed as the schema it stands for (Node's inspect does not run a proxy's traps).
+    expect(inspect(Tool.schema, { depth: 0 })).toBe(inspect(validator.build(Tool.schema.describe()), { depth: 0 }))
     expect(validator.isSchema(Sandbox.schema)).toBe(true)
   })
 })
