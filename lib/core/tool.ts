@@ -77,9 +77,10 @@ const warnedNames = new Set<string>()
 /**
  * Definitions the kit wrote itself (the built-in tools'): constants that
  * satisfy {@link Tool.schema} (spec/tools/ready_instances.spec.ts checks
- * each), so the constructor applies the schema's defaults without running
- * joi. `import 'toolsmith'` builds the five ready tools, and validating
- * five definitions was the larger part of that.
+ * each, and that their roles pass `checkArgumentRoles`), so the constructor
+ * applies the schema's defaults without running joi and asks nothing of
+ * their input schemas (built on first use). `import 'toolsmith'` builds the
+ * five ready tools, and it loads no joi.
  */
 const kitDefinitions = new WeakMap<object, KitExtras>()
 

@@ -404,4 +404,3 @@ export class Sandbox {
     return (await resolveInRoot(this, input)).absolute
   }
 }
-
