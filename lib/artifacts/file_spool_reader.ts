@@ -34,7 +34,7 @@ export class FileSpoolReader implements SpoolReader {
    * @param path - The spool file.
    * @param index - Its line index, built while the file was written; when
    *   omitted (a file written by another process), built by reading the
-   *   file once, on first use.
+   *   file once, starting now.
    */
   constructor(path: string, index?: LineIndex) {
     this.#path = path
@@ -134,8 +134,13 @@ async function openSpoolFile(path: string): Promise<FileHandle> {
   try {
     handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error
-    throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} was replaced by a symbolic link; it was not read`, { cause: error })
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP') throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} was replaced by a symbolic link; it was not read`, { cause: error })
+    // Deleted (the store's delete() or clear(), or a process sharing the
+    // folder), or caught between the removal and the arrival of what
+    // replaces it: the result is gone either way.
+    if (code === 'ENOENT') throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} no longer exists (ENOENT): the result was deleted, or replaced while it was read`, { cause: error })
+    throw error
   }
   const stats = await handle.stat()
   if (!stats.isFile()) {

@@ -241,7 +241,7 @@ describe('FileSpoolStore', () => {
     const store = fileStore()
     const reader = await store.write('x', 'a\nb')
     await store.delete('x')
-    await expect(reader.line(0)).rejects.toThrow(/ENOENT/)
+    await expect(reader.line(0)).rejects.toMatchObject({ code: 'E_ARTIFACT_QUERY_FAILED', message: expect.stringMatching(/no longer exists \(ENOENT\)/) })
   })
 
   it('delete() and clear() remove every version written under an id', async () => {
