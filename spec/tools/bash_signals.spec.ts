@@ -93,8 +93,12 @@ describe('bash: no signal reaches a reaped PID or an empty group', () => {
       const marker = uniqueSleep()
       const sent = recordSignals()
       expect(await call(tools.bash, { cmd: 'sh', args: ['-c', `sleep ${marker} & echo started; exit 0`] })).toBe('started\n')
+      // bwrap reports the exit before its namespace's init has finished, so
+      // the background child may still be dying in the command's cgroup when
+      // the kit removes it: a member already exiting gets no signal (its
+      // number is about to be freed).
       expect(sent).toEqual([])
-      // Gone already when the exit is seen: the spawned process waits for the namespace's init.
+      // Killed with the namespace's init: nothing of it runs any more.
       expect(pidsWithMarker(marker)).toEqual([])
     })
   }

@@ -318,8 +318,13 @@ function members(dir: string): number[] {
 
 /**
  * SIGKILL every process in a cgroup. Each pid was read from the cgroup's
- * own list a moment before, so it is the command's (a number the kernel
- * freed and reused in between would have to land in this very cgroup).
+ * own list a moment before, so it is the command's. A member already
+ * exiting is left alone: it needs no signal, and its number is about to
+ * be freed, so a signal sent a moment later could reach whoever gets it
+ * next (cgroup v1 lists a dying process until it leaves the cgroup, late
+ * in its exit; a PID namespace's last processes are often still there
+ * when the command's exit is seen, as bwrap reports the exit before its
+ * namespace's init has finished).
  */
 function killMembers(dir: string): void {
   try {
@@ -330,12 +335,29 @@ function killMembers(dir: string): void {
     // v1 (no such file), or an older kernel: one signal per process.
   }
   for (const pid of members(dir)) {
+    if (!isRunning(pid)) continue
     try {
       process.kill(pid, 'SIGKILL')
     } catch {
       // gone already
     }
   }
+}
+
+/** The kernel's `PF_EXITING`: set on the first step of a process's exit. */
+const PF_EXITING = 0x4
+
+/** Whether `pid` exists and has not begun to exit (field 9 of `/proc/PID/stat`, the task's flags). */
+function isRunning(pid: number): boolean {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+  } catch {
+    return false
+  }
+  // Fields after the parenthesised command name start at field 3 (state); flags is field 9.
+  const flags = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[6])
+  return (flags & PF_EXITING) === 0
 }
 
 /** At exit: kill what is left in the command cgroups, wait briefly for them to empty, remove everything. */
