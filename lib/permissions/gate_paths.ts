@@ -90,10 +90,14 @@ export function pathResolver(scope: PathScope, knownRoot: () => string | undefin
     programs() {
       // The PATH the bash tool passes on (its environment allow-lists the host's PATH).
       let root = knownRoot()
-      try {
-        root ??= realpathSync(scope.rootDir)
-      } catch {
-        return undefined
+      if (root === undefined) {
+        // Resolved once for the scope as well (as a path argument's judgement does), so later calls skip this.
+        scope.realRoot().catch(() => undefined)
+        try {
+          root = realpathSync.native(scope.rootDir)
+        } catch {
+          return undefined
+        }
       }
       // Without one it gets the system's folders only: nothing of the root.
       return process.env.PATH === undefined ? undefined : rootProgramLookup(root, process.env.PATH)

@@ -28,6 +28,13 @@ export interface Plan {
   /** How many command rules. */
   readonly commandRules: number
   /**
+   * Whether some `allow` rule matches commands. Only such a rule asks which
+   * file a bare name runs (a program of the root is not what `allow echo`
+   * vouches for); `deny` and `ask` rules compare the name alone, so without
+   * one the call's `PATH` is not looked at.
+   */
+  readonly allowsCommands: boolean
+  /**
    * Every literal text the path globs of this tool require, as one regular
    * expression (V8 tests an alternation of literals in tens of
    * nanoseconds): a path that contains none of them matches no glob that
@@ -77,6 +84,7 @@ export function planOf(rules: readonly CompiledRule[], defaultDecision: Permissi
   const slots: number[] = []
   const byExecutable = new Map<string, PrefixIndex>()
   let commandRules = 0
+  let allowsCommands = false
   const literals = new Set<string>()
   const screened: boolean[] = []
   for (const rule of rules) {
@@ -89,6 +97,7 @@ export function planOf(rules: readonly CompiledRule[], defaultDecision: Permissi
     const slot = commandRules++
     slots.push(slot)
     const strict = rule.decision !== 'allow'
+    allowsCommands ||= !strict
     for (const prefix of rule.match.prefixes) {
       const name = prefix.words[0]!
       let index = byExecutable.get(name)
@@ -106,7 +115,7 @@ export function planOf(rules: readonly CompiledRule[], defaultDecision: Permissi
   const pathScreen = literals.size === 0 ? undefined : new RegExp([...literals].map(escapeRegExp).join('|'))
   const pathRules = rules.filter((rule) => rule.match.kind === 'paths')
   const guardsLinks = pathRules.length > 0 && (defaultDecision !== 'allow' || pathRules.some((rule) => rule.decision !== 'allow'))
-  return { rules, needsPath: pathRules.length > 0, guardsLinks, slots, commandRules, byExecutable, pathScreen, screened }
+  return { rules, needsPath: pathRules.length > 0, guardsLinks, slots, commandRules, allowsCommands, byExecutable, pathScreen, screened }
 }
 
 function escapeRegExp(text: string): string {

@@ -208,7 +208,8 @@ export class Subject {
     if (this.#commands !== undefined) return this.#commands
     const line = this.#commandLine()
     if (line === undefined) return undefined
-    this.#commands = withRootPrograms(commandSubject(line[0], line[1]), this.#paths.programs?.())
+    // Which file a bare name runs matters to allow rules only (see Plan.allowsCommands).
+    this.#commands = withRootPrograms(commandSubject(line[0], line[1]), this.#plan.allowsCommands ? this.#paths.programs?.() : undefined)
     return this.#commands
   }
 

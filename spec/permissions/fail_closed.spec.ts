@@ -359,6 +359,86 @@ describe('a bare name that PATH finds inside the root is judged as that file', (
   })
 })
 
+describe('a PATH folder outside the root that leads into it, directly or through a link in it', () => {
+  // The kit keeps what it learns of a PATH folder that only the host can change; these are the ones it must not keep.
+  const executable = (file: string): void => {
+    fs.writeFileSync(file, '#!/bin/sh\necho script-ran\n')
+    fs.chmodSync(file, 0o755)
+  }
+  const withPath = async (folder: string, run: () => Promise<void>): Promise<void> => {
+    const saved = process.env.PATH
+    process.env.PATH = `${folder}:${saved ?? ''}`
+    try {
+      await run()
+    } finally {
+      process.env.PATH = saved
+    }
+  }
+  const setup = () => {
+    const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-root-')))
+    const host = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-host-')))
+    const allowEcho = new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['echo'] }, decision: 'allow' }] } })
+    return { root, host, allowEcho }
+  }
+
+  it('a host folder linked to a folder of the root: judged by what the root holds at each call', async () => {
+    const { root, host, allowEcho } = setup()
+    fs.mkdirSync(path.join(root, 'tools'))
+    fs.symlinkSync(path.join(root, 'tools'), path.join(host, 'bin'))
+    await withPath(path.join(host, 'bin'), async () => {
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow') // nothing there: the system's echo
+      executable(path.join(root, 'tools', 'echo'))
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+      // The agent can point the root's folder away (out of the root): then it is not the root's program any more.
+      fs.rmSync(path.join(root, 'tools'), { recursive: true })
+      fs.mkdirSync(path.join(host, 'elsewhere'))
+      fs.symlinkSync(path.join(host, 'elsewhere'), path.join(root, 'tools'))
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow')
+      fs.rmSync(path.join(root, 'tools'))
+      fs.mkdirSync(path.join(root, 'tools'))
+      executable(path.join(root, 'tools', 'echo'))
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+    })
+  })
+
+  it('a host folder whose link passes through the root and out again: a folder the agent puts there is seen', async () => {
+    const { root, host, allowEcho } = setup()
+    // host/bin → root/hop → host/empty: it ends outside, but the root decides where it leads.
+    fs.mkdirSync(path.join(host, 'empty'))
+    fs.symlinkSync(path.join(host, 'empty'), path.join(root, 'hop'))
+    fs.symlinkSync(path.join(root, 'hop'), path.join(host, 'bin'))
+    await withPath(path.join(host, 'bin'), async () => {
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow')
+      fs.rmSync(path.join(root, 'hop'))
+      fs.mkdirSync(path.join(root, 'hop'))
+      executable(path.join(root, 'hop', 'echo'))
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+    })
+  })
+
+  it("a root folder on PATH that does not exist yet: the agent's folder is seen once made", async () => {
+    const { root, allowEcho } = setup()
+    await withPath(path.join(root, 'node_modules', '.bin'), async () => {
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow')
+      fs.mkdirSync(path.join(root, 'node_modules', '.bin'), { recursive: true })
+      executable(path.join(root, 'node_modules', '.bin', 'echo'))
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+    })
+  })
+
+  it('a program in a host folder before the root\'s is the host\'s: a bare allow covers it', async () => {
+    const { root, host, allowEcho } = setup()
+    fs.mkdirSync(path.join(root, 'bin'))
+    executable(path.join(root, 'bin', 'echo'))
+    executable(path.join(host, 'echo'))
+    await withPath(`${host}:${path.join(root, 'bin')}`, async () => {
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow')
+      fs.rmSync(path.join(host, 'echo'))
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+    })
+  })
+})
+
 describe('allow git … covers git in the root only', () => {
   const allowGit = new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['git status', 'ls'] }, decision: 'allow' }] } })
   it.each<[string, Call]>([
