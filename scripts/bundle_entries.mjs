@@ -105,7 +105,13 @@ const requireOnFirstUse = {
   setup(build) {
     build.onLoad({ filter: /[\\/]lib[\\/].*\.ts$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8')
-      if (!source.includes('createRequire(import.meta.url)(')) return undefined
+      if (!source.includes('createRequire(')) return undefined
+      // Each SDK require must be seen here: one spelled otherwise would bundle a second copy of the SDK without a word.
+      const sdkRequires = source.match(/createRequire\(\s*import\.meta\.url\s*\)\s*\(\s*['"`]@modelcontextprotocol\//g)?.length ?? 0
+      const preloaded = source.match(PRELOADED)?.length ?? 0
+      if (sdkRequires > preloaded) {
+        throw new Error(`${args.path}: a require of @modelcontextprotocol/… not written as createRequire(import.meta.url)('@modelcontextprotocol/…') on one line; the CLI bundle would take a second copy of the SDK`)
+      }
       const kept = source.replace(PRELOADED, "createRequire(import.meta.url)/* preloaded */('@modelcontextprotocol/")
       return { contents: kept.replaceAll('createRequire(import.meta.url)(', 'require('), loader: 'ts' }
     })

@@ -139,11 +139,20 @@ async function openSpoolFile(path: string): Promise<FileHandle> {
     // Deleted (the store's delete() or clear(), or a process sharing the
     // folder), or caught between the removal and the arrival of what
     // replaces it: the result is gone either way.
-    if (code === 'ENOENT') throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} no longer exists (ENOENT): the result was deleted, or replaced while it was read`, { cause: error })
+    // ENOTDIR: its folder was replaced by a file.
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} no longer exists (${code}): the result was deleted, or replaced while it was read`, { cause: error })
+    }
     throw error
   }
-  const stats = await handle.stat()
-  if (!stats.isFile()) {
+  let regular: boolean
+  try {
+    regular = (await handle.stat()).isFile()
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+  if (!regular) {
     await handle.close()
     throw new E_ARTIFACT_QUERY_FAILED(`The spool file ${path} is not a regular file any more; it was not read`)
   }

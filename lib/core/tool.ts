@@ -91,7 +91,7 @@ interface KitExtras {
 }
 
 /** The built-ins' precomputed input JSON Schemas, by tool. */
-const kitJsonSchemas = new WeakMap<object, Readonly<Record<string, unknown>>>()
+const kitJsonSchemas = new WeakMap<object, { readonly json: Readonly<Record<string, unknown>>; readonly inputSchema: unknown }>()
 
 /**
  * Mark a tool definition as the kit's own: see `kitDefinitions`. Not for
@@ -117,8 +117,13 @@ export function kitDefinition<T extends object>(raw: T, extras: KitExtras = {}):
  * @internal
  */
 export function kitInputJsonSchema(tool: object): Record<string, unknown> | undefined {
-  const json = kitJsonSchemas.get(tool)
-  return json === undefined ? undefined : structuredClone(json)
+  const kit = kitJsonSchemas.get(tool)
+  if (kit === undefined) return undefined
+  // A subclass that describes itself otherwise, or an input schema put in
+  // the built-in's place, is described as any tool is.
+  const own = tool as Partial<Tool>
+  if (own.describe !== Tool.prototype.describe || own.inputSchema !== kit.inputSchema) return undefined
+  return structuredClone(kit.json)
 }
 
 /** A joi input schema as `validate` runs it: required, labelled `args` unless it has a label. */
@@ -240,7 +245,7 @@ export class Tool<
     const extras = kitDefinitions.get(raw)
     const kit = extras !== undefined
     if (kit) {
-      if (extras.inputJsonSchema !== undefined) kitJsonSchemas.set(this, extras.inputJsonSchema)
+      if (extras.inputJsonSchema !== undefined) kitJsonSchemas.set(this, { json: extras.inputJsonSchema, inputSchema: raw.inputSchema })
       valid = { ephemeral: false, onCollision: 'throw', sideEffect: false, ...raw }
     } else {
       try {

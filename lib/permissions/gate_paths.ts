@@ -67,6 +67,7 @@ export function pathResolver(scope: PathScope, knownRoot: () => string | undefin
       return undefined
     }
   }
+  let programsRoot: string | undefined
   return {
     resolve(input: string): ResolvedSubjectPath | undefined | Promise<ResolvedSubjectPath | undefined> {
       const root = knownRoot()
@@ -89,12 +90,11 @@ export function pathResolver(scope: PathScope, knownRoot: () => string | undefin
     },
     programs() {
       // The PATH the bash tool passes on (its environment allow-lists the host's PATH).
-      let root = knownRoot()
+      // Kept once known, as the scope keeps it (a burst of calls may come before its promise settles).
+      let root = knownRoot() ?? programsRoot
       if (root === undefined) {
-        // Resolved once for the scope as well (as a path argument's judgement does), so later calls skip this.
-        scope.realRoot().catch(() => undefined)
         try {
-          root = realpathSync.native(scope.rootDir)
+          root = programsRoot = realpathSync.native(scope.rootDir)
         } catch {
           return undefined
         }

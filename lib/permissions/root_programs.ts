@@ -11,6 +11,7 @@
  */
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { isInside } from '../sandbox/files/paths.js'
 
 /**
  * Looks bare names up on `searchPath` as `execvp` does; answers the
@@ -36,9 +37,9 @@ export function rootProgramLookup(realRoot: string, searchPath: string): (name: 
     } catch {
       return { folder, relative: undefined }
     }
-    const relative = path.relative(realRoot, real)
-    const inside = relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
-    return { folder, relative: inside ? relative.split(path.sep).join('/') || '.' : undefined }
+    // Component by component: `<root>/..cache/bin` is the root's.
+    if (!isInside(realRoot, real)) return { folder, relative: undefined }
+    return { folder, relative: path.relative(realRoot, real).split(path.sep).join('/') || '.' }
   })
   // Past the last folder of the root, a first hit can only be outside it: those folders are not looked in.
   const searched = folders.slice(0, folders.findLastIndex(({ relative }) => relative !== undefined) + 1)
@@ -71,12 +72,16 @@ const hostFolders = new Map<string, Map<string, boolean>>()
 /**
  * Whether resolving `folder` reads only folders outside `realRoot`, through
  * every symbolic link on the way. Then it is not the root's now, and only a
- * write outside the root could make it so (re-point a link, create a
- * missing folder), which commands in the sandbox cannot make. The answer is
- * kept for the life of the process, which spares a `realpath` of every
- * `PATH` folder on every call; a folder that reaches into the root at some
- * step, or cannot be read, is resolved again on each call (keeping that
- * answer is safe: it only means more work).
+ * write in a folder outside the root could make it so (re-point a link,
+ * create a missing folder). Commands in the OS sandbox write there only
+ * through `writablePaths` or as the agent of another root in the same
+ * process; and whoever can write there can as well put a program in that
+ * `PATH` folder itself, which this rule (about programs in the root)
+ * judges as the host's, cached or not. So the answer is kept for the life
+ * of the process, which spares a `realpath` of every `PATH` folder on
+ * every call; a folder that reaches into the root at some step, or cannot
+ * be read, is resolved again on each call (keeping that answer is safe: it
+ * only means more work).
  *
  * @param realRoot - The root, symlinks resolved.
  * @param folder - An absolute `PATH` folder.
@@ -98,7 +103,6 @@ function hostOnly(realRoot: string, folder: string): boolean {
 
 /** Follow `folder` one name at a time as the kernel does; `false` on the first step inside `realRoot`. */
 function readsOnlyOutside(realRoot: string, folder: string): boolean {
-  const inside = (real: string): boolean => real === realRoot || real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)
   // Names still to follow, the next one last; `current` has no link in it.
   const pending = folder.split('/').reverse()
   let current = '/'
@@ -111,7 +115,7 @@ function readsOnlyOutside(realRoot: string, folder: string): boolean {
       continue
     }
     const next = current === '/' ? `/${name}` : `${current}/${name}`
-    if (inside(next)) return false
+    if (isInside(realRoot, next)) return false
     let isLink: boolean
     try {
       isLink = lstatSync(next).isSymbolicLink()
@@ -134,5 +138,5 @@ function readsOnlyOutside(realRoot: string, folder: string): boolean {
     if (target.startsWith('/')) current = '/'
     pending.push(...target.split('/').reverse())
   }
-  return !inside(current)
+  return !isInside(realRoot, current)
 }

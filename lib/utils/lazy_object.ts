@@ -46,5 +46,9 @@ export function lazyObject<T extends object>(create: () => T): T {
     },
     defineProperty: (_target, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+    // Freezing the stand-in would freeze its target, after which the traps
+    // above break the proxy's invariants and every use throws: refused
+    // instead (`Object.freeze` throws a TypeError, the stand-in still works).
+    preventExtensions: () => false,
   })
 }

@@ -244,6 +244,16 @@ describe('FileSpoolStore', () => {
     await expect(reader.line(0)).rejects.toMatchObject({ code: 'E_ARTIFACT_QUERY_FAILED', message: expect.stringMatching(/no longer exists \(ENOENT\)/) })
   })
 
+  it('a spool whose folder was replaced by a file fails cleanly when read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-spec-spool-'))
+    tempDirs.push(dir)
+    const store = new FileSpoolStore({ dir: join(dir, 'spool') })
+    const reader = await store.write('x', 'a\nb')
+    rmSync(join(dir, 'spool'), { recursive: true })
+    writeFileSync(join(dir, 'spool'), 'not a folder')
+    await expect(reader.line(0)).rejects.toMatchObject({ code: 'E_ARTIFACT_QUERY_FAILED', message: expect.stringMatching(/no longer exists \(ENOTDIR\)/) })
+  })
+
   it('delete() and clear() remove every version written under an id', async () => {
     const store = fileStore()
     const a = (await store.write('x', 'one\n')) as SpoolReader & { path: string }

@@ -72,6 +72,13 @@ describe('validator behaves as joi itself', () => {
     expect('object' in validator).toBe(true)
   })
 
+  it('refuses to be frozen with a TypeError, and still works after', () => {
+    expect(() => Object.freeze(validator)).toThrow(TypeError)
+    expect(Object.isFrozen(validator)).toBe(false)
+    expect(validator.isSchema(validator.string())).toBe(true)
+    expect(validator.object({ a: validator.number() }).validate({ a: 1 }).error).toBeUndefined()
+  })
+
   it('extends like joi', () => {
     const custom = validator.extend((joi: typeof Joi) => ({
       type: 'even',

@@ -426,6 +426,16 @@ describe('a PATH folder outside the root that leads into it, directly or through
     })
   })
 
+  it('a root folder whose name starts with two dots is the root\'s', async () => {
+    const { root, allowEcho } = setup()
+    fs.mkdirSync(path.join(root, '..cache', 'bin'), { recursive: true })
+    executable(path.join(root, '..cache', 'bin', 'echo'))
+    await withPath(path.join(root, '..cache', 'bin'), async () => {
+      expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
+      expect(await decide(new Permissions({ root, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands: ['..cache/bin/echo'] }, decision: 'allow' }] } }), argv('echo', 'hi'))).toBe('allow')
+    })
+  })
+
   it('a program in a host folder before the root\'s is the host\'s: a bare allow covers it', async () => {
     const { root, host, allowEcho } = setup()
     fs.mkdirSync(path.join(root, 'bin'))

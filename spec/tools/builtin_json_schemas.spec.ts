@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { toMcpTool, toToolInputSchema, tools } from '../../lib/index.js'
+import { ReadTool, Sandbox, toMcpTool, toToolInputSchema, tools, validator } from '../../lib/index.js'
 import { kitInputJsonSchema } from '../../lib/core/tool.js'
 import { CLI_COMMAND } from '../cli/support/run_cli.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
@@ -20,6 +20,23 @@ describe('the built-ins’ generated input JSON Schemas', () => {
 
   it.each(NAMES)('%s: its MCP definition is the one its description gives', (name) => {
     expect(toMcpTool(tools[name])).toEqual(toMcpTool(tools[name].describe()))
+  })
+
+  it('a subclass that describes itself otherwise, or another input schema in its place, is listed from its description', () => {
+    class Renamed extends ReadTool {
+      override describe() {
+        const described = super.describe()
+        return { ...described, inputSchema: { ...described.inputSchema, keys: { ...described.inputSchema.keys, note: { type: 'string' } } } }
+      }
+    }
+    const renamed = new Renamed(new Sandbox())
+    expect(kitInputJsonSchema(renamed)).toBeUndefined()
+    expect(toMcpTool(renamed).inputSchema.properties).toHaveProperty('note')
+    const swapped = new ReadTool(new Sandbox())
+    Object.defineProperty(swapped, 'inputSchema', { value: validator.object({ only: validator.string().required() }) })
+    expect(kitInputJsonSchema(swapped)).toBeUndefined()
+    expect(Object.keys(toMcpTool(swapped).inputSchema.properties ?? {})).toEqual(['only'])
+    expect(kitInputJsonSchema(new ReadTool(new Sandbox()))).toEqual(kitInputJsonSchema(tools.read))
   })
 
   it('hands out copies', () => {

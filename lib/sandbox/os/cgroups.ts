@@ -344,20 +344,35 @@ function killMembers(dir: string): void {
   }
 }
 
-/** The kernel's `PF_EXITING`: set on the first step of a process's exit. */
+/** The kernel's `PF_EXITING`: set on the first step of a thread's exit. */
 const PF_EXITING = 0x4
 
-/** Whether `pid` exists and has not begun to exit (field 9 of `/proc/PID/stat`, the task's flags). */
+/**
+ * Whether `pid` exists and some thread of it has not begun to exit (field 9
+ * of `/proc/PID/task/TID/stat`, the thread's flags): a process whose main
+ * thread has exited may still run others, and is listed for them. What
+ * cannot be read for another reason counts as running.
+ */
 function isRunning(pid: number): boolean {
-  let stat: string
+  let threads: string[]
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-  } catch {
-    return false
+    threads = readdirSync(`/proc/${pid}/task`)
+  } catch (error) {
+    return (error as { code?: string }).code !== 'ENOENT'
   }
-  // Fields after the parenthesised command name start at field 3 (state); flags is field 9.
-  const flags = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[6])
-  return (flags & PF_EXITING) === 0
+  for (const thread of threads) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'latin1')
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') continue
+      return true
+    }
+    // Fields after the parenthesised command name start at field 3 (state); flags is field 9.
+    const flags = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[6])
+    if ((flags & PF_EXITING) === 0) return true
+  }
+  return false
 }
 
 /** At exit: kill what is left in the command cgroups, wait briefly for them to empty, remove everything. */
