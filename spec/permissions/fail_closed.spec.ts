@@ -324,21 +324,24 @@ describe('a command named by a path matches only an allow rule written with that
   })
 })
 
+/** Run with `folder` first on the kit's own PATH (what the bash tool passes on). */
+async function withPathFirst(folder: string, run: () => Promise<void>): Promise<void> {
+  const saved = process.env.PATH
+  process.env.PATH = `${folder}:${saved ?? ''}`
+  try {
+    await run()
+  } finally {
+    process.env.PATH = saved
+  }
+}
+
 describe('a bare name that PATH finds inside the root is judged as that file', () => {
   const dir = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-in-root-')))
   const bin = path.join(dir, 'node_modules', '.bin')
   fs.mkdirSync(bin, { recursive: true })
   const policy = (commands: string[], decision: 'allow' | 'deny') => new Permissions({ root: dir, policy: { default: 'ask', rules: [{ tool: 'bash', match: { commands }, decision }] } })
-  const withPath = async (run: () => Promise<void>): Promise<void> => {
-    // As `npm run` starts the kit: the root's node_modules/.bin first on PATH.
-    const saved = process.env.PATH
-    process.env.PATH = `${bin}:${saved ?? ''}`
-    try {
-      await run()
-    } finally {
-      process.env.PATH = saved
-    }
-  }
+  // As `npm run` starts the kit: the root's node_modules/.bin first on PATH.
+  const withPath = (run: () => Promise<void>): Promise<void> => withPathFirst(bin, run)
   it('allow echo stops covering echo once node_modules/.bin/echo exists; deny and path rules still match', async () => {
     await withPath(async () => {
       const allowEcho = policy(['echo'], 'allow')
@@ -365,15 +368,7 @@ describe('a PATH folder outside the root that leads into it, directly or through
     fs.writeFileSync(file, '#!/bin/sh\necho script-ran\n')
     fs.chmodSync(file, 0o755)
   }
-  const withPath = async (folder: string, run: () => Promise<void>): Promise<void> => {
-    const saved = process.env.PATH
-    process.env.PATH = `${folder}:${saved ?? ''}`
-    try {
-      await run()
-    } finally {
-      process.env.PATH = saved
-    }
-  }
+  const withPath = withPathFirst
   const setup = () => {
     const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-root-')))
     const host = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-host-')))
