@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { DEFAULT_LIMITS, Sandbox, createDispatchContext, createTools, type SandboxOptions } from '../../lib/index.js'
 import { trackedMkdtemp } from '../support/temp_dirs.js'
 import { kitCgroups } from './support/kit_cgroups.js'
@@ -231,13 +231,34 @@ describe.skipIf(!osSandbox)('resource limits: each ends a runaway command with T
     fs.mkdirSync(stale, { recursive: true })
     const orphan = spawn('/bin/sh', ['-c', 'echo $$ > "$0"; exec sleep 60', path.join(stale, 'cgroup.procs')], { stdio: 'ignore' })
     const orphanGone = new Promise((resolve) => orphan.on('close', (_code, signal) => resolve(signal)))
-    while (fs.readFileSync(path.join(stale, 'cgroup.procs'), 'utf8').trim() === '') await new Promise((resolve) => setTimeout(resolve, 20))
+    // A process whose main thread has exited (its /proc/PID/stat says exiting) while another thread runs: still killed.
+    const threaded = spawn(
+      'python3',
+      ['-c', 'import ctypes, os, sys, threading, time\nopen(sys.argv[1], "w").write(str(os.getpid()))\nthreading.Thread(target=time.sleep, args=(60,)).start()\nctypes.CDLL(None).pthread_exit(None)', path.join(stale, 'cgroup.procs')],
+      { stdio: 'ignore' },
+    )
+    const threadedGone = new Promise((resolve) => threaded.on('close', (_code, signal) => resolve(signal)))
+    // Not left running if the kit fails to kill them (only while unreaped: the pid is still theirs).
+    onTestFinished(() => {
+      for (const proc of [threaded, orphan]) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+    })
+    const mainThreadExited = (): boolean => {
+      try {
+        return /^[ZX]/.test(fs.readFileSync(`/proc/${threaded.pid}/stat`, 'latin1').split(') ')[1]!)
+      } catch {
+        return false
+      }
+    }
+    while (fs.readFileSync(path.join(stale, 'cgroup.procs'), 'utf8').trim().split('\n').length < 2 || !mainThreadExited()) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
 
     const probe = output(child('probe'))
     await probe.closed
     expect(probe.text.trim()).toMatch(/^cgroup v[12]$/)
     expect(kitCgroups(killedPid)).toEqual([])
     expect(await orphanGone).toBe('SIGKILL')
+    expect(await threadedGone).toBe('SIGKILL')
     expect(kitCgroups(deadPid)).toEqual([])
   })
 })
