@@ -397,6 +397,21 @@ setTimeout(() => { console.log(closed); process.exit(0) }, 20000)`
 })
 
 describe.runIf(bwrapWorks)('allowNetwork: { domains } — lifecycle, options and surfaces', () => {
+  /** The parent of `pid`, from `/proc/PID/stat`; 0 when gone. */
+  const parentOf = (pid: number): number => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1')
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    } catch {
+      return 0
+    }
+  }
+  /** Whether `pid` was started by this process, through any number of parents (bwrap's). */
+  const startedHere = (pid: number): boolean => {
+    for (let at = parentOf(pid), hops = 0; at > 1 && hops < 32; at = parentOf(at), hops++) if (at === process.pid) return true
+    return false
+  }
+  // This process's holders only: another test run on the machine has its own.
   const holderPids = (): number[] =>
     fs
       .readdirSync('/proc')
@@ -411,6 +426,7 @@ describe.runIf(bwrapWorks)('allowNetwork: { domains } — lifecycle, options and
         }
       })
       .map(Number)
+      .filter(startedHere)
 
   it('the namespace holder starts on first use and close() stops it; a later call is refused', async () => {
     const before = holderPids()
