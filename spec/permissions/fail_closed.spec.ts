@@ -369,6 +369,12 @@ describe('a PATH folder outside the root that leads into it, directly or through
     fs.chmodSync(file, 0o755)
   }
   const withPath = withPathFirst
+  /** Put a real folder holding an `echo` where `dir` (a link) was: what the agent can do in the root. */
+  const programFolder = (dir: string): void => {
+    fs.rmSync(dir)
+    fs.mkdirSync(dir)
+    executable(path.join(dir, 'echo'))
+  }
   const setup = () => {
     const root = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-root-')))
     const host = fs.realpathSync(trackedMkdtemp(path.join(os.tmpdir(), 'toolsmith-path-host-')))
@@ -389,9 +395,7 @@ describe('a PATH folder outside the root that leads into it, directly or through
       fs.mkdirSync(path.join(host, 'elsewhere'))
       fs.symlinkSync(path.join(host, 'elsewhere'), path.join(root, 'tools'))
       expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow')
-      fs.rmSync(path.join(root, 'tools'))
-      fs.mkdirSync(path.join(root, 'tools'))
-      executable(path.join(root, 'tools', 'echo'))
+      programFolder(path.join(root, 'tools'))
       expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
     })
   })
@@ -404,9 +408,7 @@ describe('a PATH folder outside the root that leads into it, directly or through
     fs.symlinkSync(path.join(root, 'hop'), path.join(host, 'bin'))
     await withPath(path.join(host, 'bin'), async () => {
       expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('allow')
-      fs.rmSync(path.join(root, 'hop'))
-      fs.mkdirSync(path.join(root, 'hop'))
-      executable(path.join(root, 'hop', 'echo'))
+      programFolder(path.join(root, 'hop'))
       expect(await decide(allowEcho, argv('echo', 'hi'))).toBe('ask')
     })
   })
